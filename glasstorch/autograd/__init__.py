@@ -22,7 +22,7 @@ from .grad_mode import (  # noqa: F401
     is_inference_mode_enabled, is_view_replay_enabled, no_grad, set_grad_enabled, set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
-from .graph import AccumulateGrad, GradientEdge, Node, requires_grad
+from .graph import AccumulateGrad, GradientEdge, Node, gradient_edge, requires_grad
 from .variable import Variable
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
@@ -44,6 +44,17 @@ def _input_target(x):
     """What the engine captures for one of ``inputs=``: a tensor's impl, or a GradientEdge as given (the gradient
     flowing into that node's input)."""
     return x if isinstance(x, GradientEdge) else x._impl
+
+
+def _backward_target(x):
+    """The node ``backward(inputs=...)`` must run for one input: a leaf's AccumulateGrad; a non-leaf's grad_fn, the
+    tensor then retaining its grad, for good (PyTorch's run_backward); an edge's node."""
+    if isinstance(x, GradientEdge):
+        return x.node
+    edge = gradient_edge(x)
+    if edge is None or not isinstance(edge[0], AccumulateGrad):
+        graph.to_tensor(x).retain_grad()  # raises for a tensor that does not require grad
+    return edge[0]
 
 
 def _input_list(inputs, fname: str) -> list:
@@ -127,17 +138,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if input_list is None:
         _engine.execute(roots, grads, retain_graph, create_graph)
         return
-    captured = _engine.execute(roots, grads, retain_graph, create_graph, input_list, accumulate=False)
-    prev = _engine._grad_state.enabled
-    _engine._grad_state.enabled = create_graph
-    try:
-        for target, g in zip(input_list, captured, strict=False):
-            if isinstance(target, GradientEdge):  # an edge accumulates only where it is a leaf's AccumulateGrad
-                target = target.node.impl if isinstance(target.node, AccumulateGrad) else None
-            if g is not None and target is not None:
-                _engine.accumulate_grad(target, g)
-    finally:
-        _engine._grad_state.enabled = prev
+    _engine.execute(roots, grads, retain_graph, create_graph, targets=[_backward_target(t) for t in input_list])
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,

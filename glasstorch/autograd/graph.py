@@ -17,6 +17,7 @@ Invariant: a graph only points from outputs towards inputs, so freeing outputs f
 
 from __future__ import annotations
 
+import abc
 import collections
 import itertools
 import re
@@ -80,8 +81,65 @@ class RemovableHandle:
         self.remove()
 
 
-class Node:
-    """A backward function in the graph (``torch.autograd.graph.Node``)."""
+class _InputMetadata(NamedTuple):
+    """One forward output as its node remembers it (``torch._C._autograd._InputMetadata``)."""
+
+    shape: list  # a list, as PyTorch's binding gives it
+    dtype: object
+    device: object
+    is_nested_tensor: bool = False
+    is_cpp_nested_tensor: bool = False
+
+
+class Node(abc.ABC):
+    """The virtual base of every backward node (``torch.autograd.graph.Node``).
+
+    The node classes do not inherit from it (``Node not in type(grad_fn).mro()``): ``isinstance`` and ``issubclass``
+    answer through ``__subclasshook__``, for the engine's node classes and custom Functions' backward nodes, but
+    not for a ``Function`` instance itself (it has the node's methods without being one).
+    """
+
+    @abc.abstractmethod
+    def name(self) -> str:
+        """The node's name, e.g. ``MulBackward0``."""
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self) -> tuple:
+        """``(node, input_nr)`` per input of the forward op, ``(None, 0)`` where no gradient flows."""
+
+    @property
+    @abc.abstractmethod
+    def metadata(self) -> dict:
+        """A dict for the user's notes about this node."""
+
+    @property
+    @abc.abstractmethod
+    def _input_metadata(self) -> tuple:
+        """The shape, dtype and device each forward output had."""
+
+    @abc.abstractmethod
+    def _register_hook_dict(self, tensor) -> None:
+        """Run the hooks of ``tensor._backward_hooks`` on the gradient of ``tensor`` (legacy)."""
+
+    @abc.abstractmethod
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node ran."""
+
+    @abc.abstractmethod
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs."""
+
+    @classmethod
+    def __subclasshook__(cls, subclass) -> bool:
+        if cls is Node and getattr(subclass, "_is_graph_node", False):
+            return True
+        return NotImplemented
+
+
+class NodeBase:
+    """A backward function in the graph (PyTorch's C++ ``torch::autograd::Node``); the public face of every node
+    class is the virtual base :class:`Node`."""
 
     __slots__ = ("next_edges", "sequence_nr", "input_meta", "__weakref__", "__dict__")
 
@@ -97,6 +155,7 @@ class Node:
     # undefined gradients without running its formulas (PyTorch's generated nodes test ``any_grad_defined``).
     # Custom Functions (they materialize zeros for ``backward``) and Error nodes run anyway.
     _undefined_gives_undefined = True
+    _is_graph_node = True  # a torch.autograd.graph.Node (a Function instance shares the methods, not the name)
 
     def __init__(self, sequence_nr=None):
         self.next_edges = ()
@@ -109,6 +168,15 @@ class Node:
 
     def _sequence_nr(self) -> int:
         return self.sequence_nr
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """Reorder this node among the ready ones (the engine runs the highest number first)."""
+        self.sequence_nr = sequence_nr
+
+    @property
+    def _input_metadata(self) -> tuple:
+        """What each forward output looked like (the gradient it gets must match): shape, dtype, device."""
+        return tuple(_InputMetadata(list(m[0]), m[1], m[2]) for m in self.input_meta if m is not None)
 
     @property
     def next_functions(self) -> tuple:
@@ -143,6 +211,21 @@ class Node:
         self._pre_hooks[h.id] = fn
         return h
 
+    def _register_hook_dict(self, tensor) -> None:
+        """Run the hooks in ``tensor._backward_hooks`` (read at backward time) on its gradient, as tensor pre-hooks
+        of the output ``tensor`` is (PyTorch's ``PyFunctionTensorPreHook``)."""
+        hooks = tensor._backward_hooks
+        meta = tensor._impl.autograd
+
+        def run_dict(grad):
+            for hook in list(hooks.values()):
+                res = hook(grad)
+                if res is not None:
+                    grad = res
+            return grad
+
+        self.add_tensor_pre_hook(0 if meta is None else meta.output_nr, run_dict)
+
     def add_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
@@ -172,7 +255,7 @@ class Node:
         return i < len(self.next_edges) and self.next_edges[i] is not None
 
 
-class AccumulateGrad(Node):
+class AccumulateGrad(NodeBase):
     """The sink of a leaf: adds incoming gradients into ``leaf.grad`` (PyTorch's accumulation rules)."""
 
     # _tensor_pre_hooks: the leaf's hooks (set by grad_accumulator), a slot here so that a new accumulator, made
@@ -180,7 +263,7 @@ class AccumulateGrad(Node):
     __slots__ = ("impl", "_tensor_pre_hooks")
 
     def __init__(self, impl: TensorImpl):
-        self.next_edges = ()  # Node.__init__'s stores, inline
+        self.next_edges = ()  # NodeBase.__init__'s stores, inline
         self.sequence_nr = UINT64_MAX
         self.input_meta = [(impl.sizes, impl.dtype, impl.device)]
         self.impl = impl
@@ -264,7 +347,7 @@ def _refresh_unbound(impl) -> None:
 refresh_view_grad_fn = _refresh_unbound  # a view's grad_fn after an in-place write (bound by view_history)
 
 
-def set_history(out: TensorImpl, node: Node, output_nr: int = 0, move_hooks: bool = True) -> None:
+def set_history(out: TensorImpl, node: NodeBase, output_nr: int = 0, move_hooks: bool = True) -> None:
     """Make ``out`` an output of ``node`` (PyTorch's ``set_history``); ``move_hooks=False`` leaves a retained grad's
     hook on the old grad_fn (an in-place view op: PyTorch moves it only when it rebases history)."""
     meta = out.autograd
@@ -286,7 +369,7 @@ def set_history(out: TensorImpl, node: Node, output_nr: int = 0, move_hooks: boo
     input_meta[output_nr] = (out.sizes, out.dtype, out.device)
 
 
-def _move_retains_grad(meta, node: Node, output_nr: int) -> None:
+def _move_retains_grad(meta, node: NodeBase, output_nr: int) -> None:
     """A tensor that retains its grad keeps doing so after an in-place op gave it a new grad_fn (the hook
     moves; its other hooks stay with the old grad_fn — PyTorch's ``update_tensor_hooks_on_new_gradfn``)."""
     old = meta.grad_fn

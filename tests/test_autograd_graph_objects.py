@@ -1,0 +1,269 @@
+"""The autograd graph's objects as Python sees them, against real torch: ``torch.autograd.graph.Node`` as a virtual
+base, a node's ``_input_metadata`` and ``_set_sequence_nr``, the node methods of a ``Function`` instance, the engine's
+introspection (``_current_autograd_node``, ``_current_graph_task_execution_order``, ``_will_engine_execute_node``),
+the cached-tensor registry, and which hooks run for a node that ``autograd.grad`` or ``backward(inputs=)`` captures.
+
+Each case is a recipe over ``m`` (``glasstorch`` or ``torch``) run in both libraries; results are compared as plain
+Python data, errors by type and exact message.
+"""
+
+import warnings
+from collections import OrderedDict
+
+from test_autograd_checks import _same, _same_error
+
+
+def _identity_fn(m):
+    class Id(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    return Id
+
+
+# -- Node: a virtual base ----------------------------------------------------------------------------------------
+def test_node_is_a_virtual_base():
+    def f(m):
+        node = m.autograd.graph.Node
+        a = m.rand(3, requires_grad=True)
+        b = a.exp()
+        acc = m._C._functions.AccumulateGrad
+        out = _identity_fn(m).apply(a)
+        return (isinstance(b.grad_fn, node), issubclass(type(b.grad_fn), node), node in type(b.grad_fn).mro(),
+                isinstance(acc, node), issubclass(acc, node), isinstance(b.grad_fn.next_functions[0][0], node),
+                issubclass(m._C._functions.DelayedError, node), isinstance(None, node), isinstance(1, node),
+                isinstance(node, node), issubclass(node, node),
+                issubclass(m.autograd.function.BackwardCFunction, node), isinstance(out.grad_fn, node),
+                node in type(out.grad_fn).mro(), issubclass(_identity_fn(m), node))
+    _same(f)
+
+
+def test_function_instance_has_node_methods_but_is_no_node():
+    def f(m):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            fn = _identity_fn(m)()
+        t = m.ones(1, requires_grad=True)
+        t._backward_hooks = {}
+        fn._register_hook_dict(t)
+        fn.register_hook(lambda gi, go: None)
+        fn._set_sequence_nr(2)
+        return (isinstance(fn, m.autograd.graph.Node), fn.next_functions, fn._sequence_nr(), fn._input_metadata,
+                fn.metadata)
+    _same(f)
+
+
+def test_register_hook_dict_runs_the_tensors_hooks_at_backward():
+    def f(m):
+        a = m.ones(2, requires_grad=True)
+        b = a * 2
+        b._backward_hooks = OrderedDict()
+        b.grad_fn._register_hook_dict(b)
+        b._backward_hooks[0] = lambda g: g * 3  # registered after: the dict is read when backward runs
+        b._backward_hooks[1] = lambda g: None
+        b.sum().backward()
+        return a.grad
+    _same(f)
+
+
+def test_input_metadata():
+    def f(m):
+        x = m.rand(2, requires_grad=True)
+        z = x * m.rand(2)
+        var, _ = m.var_mean(m.rand(3, 4, requires_grad=True), dim=0)
+        out = _identity_fn(m).apply(m.randn(3, 3, requires_grad=True))
+        metas = [z.grad_fn._input_metadata[0], *var.grad_fn._input_metadata, out.grad_fn._input_metadata[0]]
+        return [(tuple(md.shape), type(md.shape).__name__, md.dtype, str(md.device), md.is_nested_tensor,
+                 md.is_cpp_nested_tensor) for md in metas]
+    _same(f)
+
+
+def test_set_sequence_nr_reorders_ready_nodes():
+    def f(m):
+        x, y, z = (m.randn(4, requires_grad=True) for _ in range(3))
+        a, b = x + y, y + z
+        c = a + b
+        for node, nr in ((a.grad_fn, 100), (b.grad_fn, 99), (c.grad_fn, 98)):
+            node._set_sequence_nr(nr)
+        order = []
+        for name, t in (("a", a), ("b", b), ("c", c)):
+            t.register_hook(lambda g, name=name: order.append(name))
+        c.sum().backward()
+        return order, [n._sequence_nr() for n in (a.grad_fn, b.grad_fn, c.grad_fn)], y.grad
+    _same(f)
+
+
+# -- the engine's introspection ------------------------------------------------------------------------------------
+def test_current_autograd_node_in_hooks_and_unpack_hooks():
+    def f(m):
+        seen = []
+
+        def name():
+            node = m._C._current_autograd_node()
+            return None if node is None else node.name()
+
+        def unpack(t):
+            seen.append(("unpack", name()))
+            return t
+
+        a = m.rand(3, requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+            b = (a * a).sum()
+        b.grad_fn.register_prehook(lambda g: seen.append(("prehook", name())))
+        a.register_hook(lambda g: seen.append(("leaf hook", name())))
+        seen.append(("before", name()))
+        b.backward()
+        seen.append(("after", name()))
+        return seen
+    _same(f)
+
+
+def test_post_hook_registered_during_unpack_hook_runs():
+    def f(m):
+        def unpack(t):
+            m._C._current_autograd_node().register_hook(lambda gi, go: tuple(g / 2 for g in gi))
+            return t
+
+        a = m.rand(3, 3, requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+            var, mean = m.var_mean(a, dim=0)
+            (var + mean).sum().backward()
+        return a.grad
+    _same(f)
+
+
+def _execution_order(m, build, inputs=None):
+    got = []
+
+    def hook(_):
+        got.append([n.name() for n in m._C._current_graph_task_execution_order()])
+
+    roots, leaves = build(m)
+    roots[-1].register_hook(hook)
+    with m.autograd.set_multithreading_enabled(False):
+        if inputs is None:
+            m.autograd.backward(roots)
+        else:
+            m.autograd.grad(roots, inputs(leaves))
+    return got
+
+
+def test_current_graph_task_execution_order():
+    def chain(m):
+        t = m.tensor(1.0, requires_grad=True).clone().sin().exp()
+        return [t], []
+
+    def shared_leaf(m):  # the leaf's accumulator waits for both of its inputs
+        a = m.tensor(1.0, requires_grad=True)
+        return [a.sin() * a.cos()], [a]
+
+    def roots(m):
+        a = m.tensor(1.0, requires_grad=True)
+        b = a * 2
+        return [b.sin(), b.cos(), b.cos()], [a]
+
+    def subgraph(m):
+        a, b = m.tensor(1.0, requires_grad=True), m.tensor(2.0, requires_grad=True)
+        return [(a * b).sin()], [a, b]
+
+    _same(lambda m: _execution_order(m, chain))
+    _same(lambda m: _execution_order(m, shared_leaf))
+    _same(lambda m: _execution_order(m, roots, lambda leaves: leaves))
+    _same(lambda m: _execution_order(m, subgraph, lambda leaves: leaves[:1]))
+
+
+def test_current_graph_task_execution_order_errors():
+    _same_error(lambda m: m._C._current_graph_task_execution_order())
+
+    def multithreaded(m):
+        t = m.tensor(1.0, requires_grad=True).exp()
+        t.register_hook(lambda g: m._C._current_graph_task_execution_order())
+        with m.autograd.set_multithreading_enabled(True):
+            t.backward()
+    _same_error(multithreaded)
+
+
+def test_will_engine_execute_node():
+    def f(m):
+        a, a2 = m.randn(2, 3, requires_grad=True), m.randn(2, 3, requires_grad=True)
+        b = a * a2
+        b.cos()
+        c = _identity_fn(m).apply(b)
+        acc = b.grad_fn.next_functions
+        nodes = [acc[0][0], acc[1][0], b.grad_fn, c.grad_fn]
+        seen = []
+        c.register_hook(lambda g: seen.append([m._C._will_engine_execute_node(n) for n in nodes]))
+        out = c.sum()
+        m.autograd.backward(out, inputs=(a, b), retain_graph=True)
+        m.autograd.backward(out, retain_graph=True)
+        return seen
+    _same(f)
+
+
+def test_will_engine_execute_node_errors():
+    _same_error(lambda m: m._C._will_engine_execute_node(m.ones(1)))
+    _same_error(lambda m: m._C._will_engine_execute_node(m.ones(1, requires_grad=True).exp().grad_fn))
+
+    def leaf_in_grad(m):
+        a = m.ones(2, requires_grad=True)
+        b = a * 2
+        acc = b.grad_fn.next_functions[0][0]
+        b.register_hook(lambda g: m._C._will_engine_execute_node(acc))
+        m.autograd.grad(b.sum(), (a,))
+    _same_error(leaf_in_grad)
+
+
+def test_cached_tensor_registry():
+    def f(m):
+        x = m.rand(4)
+        m._C._set_cached_tensors_enabled(True)
+        try:
+            m._C._add_cached_tensor(x)
+            m._C._add_cached_tensor(x)
+            cached = m._C._is_cached_tensor(x)
+            m._C._remove_cached_tensor(x)
+            return cached, m._C._is_cached_tensor(x)
+        finally:
+            m._C._set_cached_tensors_enabled(False)
+    _same(f)
+
+
+# -- hooks of captured nodes ---------------------------------------------------------------------------------------
+def _hook_counts(m, run):
+    a = m.tensor(1.0, requires_grad=True)
+    b = a * 2
+    c = b * 2
+    log = []
+    a.register_hook(lambda g: log.append("tensor a"))
+    b.register_hook(lambda g: log.append("tensor b") or g * 10)
+    acc = b.grad_fn.next_functions[0][0]
+    acc.register_prehook(lambda g: log.append("pre acc"))
+    acc.register_hook(lambda gi, go: log.append("post acc"))
+    b.grad_fn.register_prehook(lambda g: log.append("pre b"))
+    b.grad_fn.register_hook(lambda gi, go: log.append("post b"))
+    result = run(m, a, b, c)
+    return log, result, a.grad, b.retains_grad
+
+
+def test_hooks_of_nodes_grad_captures():
+    _same(lambda m: _hook_counts(m, lambda m, a, b, c: m.autograd.grad(c, (b,), retain_graph=True)))
+    # b's node runs for a: its hooks run in its turn and the captured gradient is the one before them
+    _same(lambda m: _hook_counts(m, lambda m, a, b, c: m.autograd.grad(c, (a, b), retain_graph=True)))
+
+
+def test_hooks_and_retained_grad_of_backward_inputs():
+    _same(lambda m: _hook_counts(m, lambda m, a, b, c: c.backward(inputs=(a, b), retain_graph=True)))
+
+    def non_leaf_only(m, a, b, c):
+        c.backward(inputs=(b,))
+        return b.grad
+    _same(lambda m: _hook_counts(m, non_leaf_only))
+
+
+def test_backward_inputs_that_do_not_require_grad():
+    _same_error(lambda m: (m.ones(1, requires_grad=True) * 2).backward(inputs=[m.ones(1)]))
