@@ -33,7 +33,7 @@ from .autograd.grad_mode import (
     is_grad_enabled,
 )
 from .autograd.grad_mode import is_view_replay_enabled as _is_view_replay_enabled
-from .autograd.graph import AccumulateGrad, NodeBase, SavedTensor, _saved_tensors_hooks_is_enabled
+from .autograd.graph import AccumulateGrad, NodeBase, SavedTensor, _saved_tensors_hooks_is_enabled, make_saved_tensor
 from .autograd.view_history import CopySlices
 from .tensor import nn_parse_to
 
@@ -85,5 +85,6 @@ _autograd = types.ModuleType("torch._C._autograd", "The autograd engine's Python
 _autograd._saved_tensors_hooks_is_enabled = _saved_tensors_hooks_is_enabled
 _autograd._unsafe_set_version_counter = _unsafe_set_version_counter
 _autograd.SavedTensor = SavedTensor
+_autograd._make_saved_tensor = make_saved_tensor
 
 _nn = types.SimpleNamespace(_parse_to=nn_parse_to)

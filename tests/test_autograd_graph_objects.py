@@ -125,15 +125,21 @@ def test_current_autograd_node_in_hooks_and_unpack_hooks():
 
 def test_post_hook_registered_during_unpack_hook_runs():
     def f(m):
+        seen = []
+
+        def post(gi, go):
+            seen.append([g is None for g in go])  # the node's inputs are not kept for a hook it did not have
+            return tuple(g / 2 for g in gi)
+
         def unpack(t):
-            m._C._current_autograd_node().register_hook(lambda gi, go: tuple(g / 2 for g in gi))
+            m._C._current_autograd_node().register_hook(post)
             return t
 
         a = m.rand(3, 3, requires_grad=True)
         with m.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
             var, mean = m.var_mean(a, dim=0)
             (var + mean).sum().backward()
-        return a.grad
+        return a.grad, seen
     _same(f)
 
 
@@ -267,3 +273,72 @@ def test_hooks_and_retained_grad_of_backward_inputs():
 
 def test_backward_inputs_that_do_not_require_grad():
     _same_error(lambda m: (m.ones(1, requires_grad=True) * 2).backward(inputs=[m.ones(1)]))
+
+
+# -- SavedTensor -------------------------------------------------------------------------------------------------
+def test_saved_tensor_data_and_unpack_hook():
+    def f(m):
+        def unpack(t):
+            return t
+
+        a = m.tensor(2.0, requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+            b = a**2
+        c = b.exp()
+        d = c**2
+        pow_sv, exp_sv, pow2_sv = b.grad_fn._raw_saved_self, c.grad_fn._raw_saved_result, d.grad_fn._raw_saved_self
+        facts = [pow_sv.data is a, pow_sv.unpack_hook is unpack, exp_sv.data is c, exp_sv.data.grad_fn,
+                 exp_sv.unpack_hook, pow2_sv.data is c, pow2_sv.unpack_hook, type(pow2_sv).__name__]
+        d.backward()
+        return facts, pow2_sv.data, isinstance(pow2_sv, m._C._autograd.SavedTensor)
+    _same(f)
+
+
+def test_saved_tensor_is_not_constructible():
+    _same_error(lambda m: m.autograd.SavedTensor())
+
+
+def test_make_saved_tensor_packs_with_the_active_hooks():
+    def f(m):
+        counts = [0, 0]
+
+        def pack(x):
+            counts[0] += 1
+            return x * 2
+
+        def unpack(x):
+            counts[1] += 1
+            return x
+
+        a = m.randn(5, requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(pack, unpack):
+            saved = m._C._autograd._make_saved_tensor(a, is_output=False)
+            first = list(counts)
+            one, two = saved.unpack(), saved.unpack()
+        return first, counts, one, two, one.grad_fn, one.requires_grad
+    _same(f)
+
+
+def test_unpack_hook_must_return_a_tensor():
+    for result in (1, None):
+        def f(m, result=result):
+            y = (a := m.randn(5, requires_grad=True)) * a
+            y.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: result)
+            return y.grad_fn._saved_self
+        _same_error(f)
+
+
+def test_saved_tensor_hooks_entered_or_left_inside_backward_are_undone():
+    def f(m):
+        inner = m.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: (inner.__exit__(), x)[1])
+        outer = m.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x)
+        for _ in range(3):
+            with outer:
+                inner.__enter__()
+                m.randn(3, requires_grad=True).sin().sum().backward()
+        for _ in range(3):
+            inner.__exit__()
+        y = m.tensor(0.0, requires_grad=True).exp()
+        y.grad_fn._raw_saved_result.register_hooks(lambda x: x, lambda x: x)  # raises if hooks were left set
+        return y.grad_fn._saved_result
+    _same(f)

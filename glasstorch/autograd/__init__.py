@@ -22,10 +22,11 @@ from .grad_mode import (  # noqa: F401
     is_inference_mode_enabled, is_view_replay_enabled, no_grad, set_grad_enabled, set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
-from .graph import AccumulateGrad, GradientEdge, Node, gradient_edge, requires_grad
+from .graph import AccumulateGrad, GradientEdge, Node, SavedTensor, gradient_edge, requires_grad
 from .variable import Variable
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+__all__ = ["backward", "grad", "SavedTensor",
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "detect_anomaly", "set_detect_anomaly", "graph", "Node", "Function", "InplaceFunction",
            "once_differentiable", "gradcheck", "gradgradcheck", "functional", "Variable", "forward_ad"]
 

@@ -421,6 +421,12 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
     tie = itertools.count()
     heap = [(-root.sequence_nr, next(tie), root, [])]
     buffers: dict = {}
+    # Note [Saved-tensor hooks during backward]: each node runs with the saved-tensor hooks the backward started
+    # with; a hook context entered or left inside a node (an unpack hook that misbehaves) is undone after it, as
+    # PyTorch's engine restores its thread-local state around every node
+    hooks = _graph.saved_hooks_stack()
+    hooks_at_start = hooks[:]
+    n_hooks = len(hooks_at_start)
     pop, push, add = heapq.heappop, heapq.heappush, aten.add_Tensor
     stats, tasks = _stats, _tasks
     while heap:
@@ -439,6 +445,7 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
                 continue
         if node._tensor_pre_hooks or node._retains_grad_hooks or node._pre_hooks:
             buffer = _pre_hooks(node, buffer)
+        had_post_hooks = bool(node._post_hooks)
         try:
             if buffer and node._undefined_gives_undefined and buffer.count(None) == len(buffer):
                 outputs = [None] * len(node.next_edges)  # Note [Undefined gradients in, undefined out]
@@ -448,7 +455,11 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
             _failed(node)
             raise
         if node._post_hooks:
-            outputs = _post_hooks(node, outputs, buffer)
+            # a post hook registered while the node ran (by an unpack hook) gets no grad_outputs: PyTorch keeps the
+            # node's inputs only for the hooks it had before it ran
+            outputs = _post_hooks(node, outputs, buffer if had_post_hooks else [])
+        if len(hooks) != n_hooks or n_hooks and hooks[-1] is not hooks_at_start[-1]:
+            hooks[:] = hooks_at_start
         if not keep_graph:
             node.release_variables()
         if is_anomaly_enabled():

@@ -115,7 +115,7 @@ class BackwardCFunction(NodeBase, FunctionCtx):
         if self._saved is None:
             return tuple(self.to_save)
         name = self.name()
-        return tuple(None if (impl := s.unpack(name)) is None else _graph.to_tensor(impl) for s in self._saved)
+        return tuple(None if (impl := s.unpack_impl(name)) is None else _graph.to_tensor(impl) for s in self._saved)
 
     @property
     def _raw_saved_tensors(self) -> tuple:

@@ -36,7 +36,9 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "collect_ne
            "requires_grad", "current_grad_fn", "RemovableHandle", "saved_tensors_hooks", "to_tensor",
            "bind_tensor_class",
            "save_on_cpu", "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors",
-           "UINT64_MAX", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
+           "UINT64_MAX", "GradientEdge", "make_saved_tensor",
+           "get_gradient_edge", "increment_version", "register_multi_grad_hook",
+           "saved_hooks_stack"]
 
 UINT64_MAX = (1 << 64) - 1
 
@@ -397,19 +399,33 @@ _PACK_MODIFIES = ("A saved tensor pack hook is modifying its input in place. Ten
 _hooks_state = threading.local()  # .stack: the default (pack, unpack) pairs; .disabled: the message, or None
 
 
+def saved_hooks_stack() -> list:
+    """This thread's stack of default (pack, unpack) hooks, the list itself (created on first use)."""
+    stack = getattr(_hooks_state, "stack", None)
+    if stack is None:
+        stack = _hooks_state.stack = []
+    return stack
+
+
 def _check_hooks_enabled() -> None:
     msg = getattr(_hooks_state, "disabled", None)
     if msg is not None:
         raise RuntimeError(msg)
 
 
+_FROM_PYTHON = object()  # SavedTensor's default argument: only autograd makes them (with an impl, or None)
+
+
 class SavedTensor:
-    """A tensor saved for backward, with PyTorch's version check (``SavedVariable``)."""
+    """A tensor saved for backward, with PyTorch's version check (``SavedVariable``; in Python
+    ``torch._C._autograd.SavedTensor``, which user code may not construct)."""
 
     __slots__ = ("impl", "version", "packed", "unpack_hook", "grad_fn_ref", "output_nr", "is_output", "released",
                  "was_none", "had_grad_fn", "history")
 
-    def __init__(self, impl, is_output: bool = False):
+    def __init__(self, impl=_FROM_PYTHON, is_output: bool = False):
+        if impl is _FROM_PYTHON:
+            raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
         self.released = False
         self.was_none = impl is None
         self.packed = None
@@ -475,14 +491,34 @@ class SavedTensor:
         self.impl = None
         self.packed = None
 
-    def unpack(self, node_name: str = "", saved_for=None):
+    @property
+    def data(self):
+        """What is kept: the object the pack hook returned, else the saved tensor (an output's without its history);
+        None once freed."""
+        if self.released or self.was_none:
+            return None
+        if self.unpack_hook is not None:
+            return self.packed
+        return to_tensor(self.impl)
+
+    def unpack(self):
+        """The saved tensor, as backward reads it (through the unpack hook, if any)."""
+        impl = self.unpack_impl()
+        return None if impl is None else to_tensor(impl)
+
+    def unpack_impl(self, node_name: str = "", saved_for=None):
+        """The saved TensorImpl for the formulas of ``node_name``; ``saved_for``: the node that saved an output."""
         if self.was_none:
             return None
         if self.released:
             raise RuntimeError(_BACKWARD_TWICE)
         if self.unpack_hook is not None:
             t = self.unpack_hook(self.packed)
-            return None if t is None else self._with_history(t._impl)
+            impl = getattr(t, "_impl", None)
+            if type(impl) is not TensorImpl:
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                                f"{type(t).__name__}")
+            return self._with_history(impl)
         impl = self.impl
         if impl.version.version != self.version:
             raise RuntimeError(_version_error(impl, self, node_name))
@@ -523,6 +559,12 @@ class SavedTensor:
             meta.requires_grad = True
             meta.grad_accumulator = leaf_accumulator
         return out
+
+
+def make_saved_tensor(tensor, is_output: bool, is_inplace_on_view: bool = False) -> SavedTensor:
+    """Save ``tensor`` as a node would, packing it with the active saved-tensor hooks
+    (``torch._C._autograd._make_saved_tensor``)."""
+    return SavedTensor(tensor._impl, is_output=is_output)
 
 
 def _history_of(impl: TensorImpl, is_output: bool) -> tuple:
@@ -569,10 +611,7 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         _check_hooks_enabled()
-        stack = getattr(_hooks_state, "stack", None)
-        if stack is None:
-            stack = _hooks_state.stack = []
-        stack.append((self.pack_hook, self.unpack_hook))
+        saved_hooks_stack().append((self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, *exc):

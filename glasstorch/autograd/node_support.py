@@ -228,7 +228,7 @@ def unwrap(t):
 def wrap_saved(saved, node_name: str, saved_for=None):
     """A saved tensor (or a tuple of them) as public tensors; ``saved_for`` is the node that saved an output."""
     if isinstance(saved, SavedTensor):
-        impl = saved.unpack(node_name, saved_for)
+        impl = saved.unpack_impl(node_name, saved_for)
         return None if impl is None else _graph.to_tensor(impl)
     if isinstance(saved, tuple):
         return tuple(wrap_saved(s, node_name, saved_for) for s in saved)
