@@ -342,3 +342,76 @@ def test_saved_tensor_hooks_entered_or_left_inside_backward_are_undone():
         y.grad_fn._raw_saved_result.register_hooks(lambda x: x, lambda x: x)  # raises if hooks were left set
         return y.grad_fn._saved_result
     _same(f)
+
+
+# -- GradientEdge ----------------------------------------------------------------------------------------------------
+def _edge_fn(m, x, reduce=True):
+    tmp = x * 2 + 1  # exact arithmetic: the gradients compare bit for bit
+    if reduce:
+        tmp = tmp.sum()
+    out = (tmp * tmp).clone().mul(3).sum()
+    return out, m.autograd.graph.get_gradient_edge(tmp)
+
+
+def test_grad_and_backward_from_gradient_edges():
+    def f(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        out, edge = _edge_fn(m, x)
+        (edge_grad,) = m.autograd.grad(out, (edge,))
+        (x_grad,) = m.autograd.grad(edge, (x,), grad_outputs=(edge_grad,))
+        implicit = m.autograd.grad(_edge_fn(m, x)[1], (x,))
+        out, edge = _edge_fn(m, x)
+        m.autograd.backward(edge, retain_graph=True)
+        via_backward = x.grad.clone()
+        x.grad = None
+        m.autograd.backward((edge, _edge_fn(m, x)[0]))
+        return edge_grad, x_grad, implicit, via_backward, x.grad
+    _same(f)
+
+
+def test_gradient_edge_output_errors():
+    def x(m):
+        return m.tensor([1.0, 2.0], requires_grad=True)
+    _same_error(lambda m: m.autograd.grad(_edge_fn(m, x(m), reduce=False)[1], (x(m),)))
+    _same_error(lambda m: m.autograd.grad(_edge_fn(m, x(m))[1], (x(m),), grad_outputs=m.tensor([1.0, 2.0, 3.0])))
+    _same_error(lambda m: m.autograd.grad(_edge_fn(m, x(m))[1], (x(m),), grad_outputs=m.ones((), dtype=m.complex64)))
+    _same_error(lambda m: m.autograd.backward(_edge_fn(m, x(m))[1], grad_tensors=m.tensor([1.0, 2.0, 3.0])))
+
+
+def test_tensor_output_complex_grad_mismatch():
+    _same_error(lambda m: m.autograd.grad(m.ones(2, requires_grad=True) * 2, m.ones(1, requires_grad=True),
+                                          grad_outputs=m.ones(2, dtype=m.complex64)))
+
+
+def test_gradient_edge_keeps_its_graph():
+    def f(m):
+        leaf = m.ones(1, requires_grad=True)
+        inp = leaf.clone()
+        grads = []
+        for out in (inp.clone(), _identity_fn(m).apply(inp)):
+            edge = m.autograd.graph.get_gradient_edge(out)
+            m.autograd.backward(edge)
+            del out  # the edge holds the node, and the node its graph
+            m.autograd.backward(edge)
+            grads.append(leaf.grad.clone())
+        return grads
+    _same(f)
+
+
+def test_set_forgets_the_grad_accumulator():
+    def f(m):
+        x = m.rand(2, requires_grad=True)
+        edge = m.autograd.graph.get_gradient_edge(x)
+        out = x.clone()
+        with m.no_grad():
+            x.set_(m.rand_like(x))
+        return m.autograd.graph.get_gradient_edge(x).node is edge.node, m.autograd.grad(out.sum(), edge)
+    _same(f)
+
+    def through_the_tensor(m):
+        x = m.rand(2, requires_grad=True)
+        out = x.clone()
+        with m.no_grad():
+            x.set_(m.rand_like(x))
+        m.autograd.grad(out.sum(), x)
+    _same_error(through_the_tensor)

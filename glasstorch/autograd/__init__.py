@@ -70,30 +70,51 @@ def _input_list(inputs, fname: str) -> list:
     return _tensor_list(inputs, "inputs")
 
 
+def _output_list(x, what) -> list:
+    """``tensors``/``outputs`` of ``backward``/``grad``: a tensor, a GradientEdge, or a sequence of them."""
+    return [x] if isinstance(x, GradientEdge) else _tensor_list(x, what)
+
+
+def _root(out):
+    """What the engine starts from for one output: a tensor's impl, or a GradientEdge as given."""
+    return out if isinstance(out, GradientEdge) else out._impl
+
+
+def _output_meta(out) -> tuple:
+    """(sizes, dtype, device, requires grad) of an output; an edge's from the metadata of its node's input."""
+    if isinstance(out, GradientEdge):
+        sizes, dtype, device = out.node.input_meta[out.output_nr]
+        return sizes, dtype, device, True
+    o = out._impl
+    return o.sizes, o.dtype, o.device, requires_grad(o)
+
+
 def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
     """PyTorch's ``_make_grads``: implicit ones for scalar outputs, checks for given ones."""
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=False)):
-        o = out._impl
+        sizes, dtype, device, needs_grad = _output_meta(out)
         if g is None:
-            if requires_grad(o):
-                if o.numel() != 1:
+            if needs_grad:
+                if any(s != 1 for s in sizes):
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not o.dtype.is_floating_point:
-                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
-                                       f"{o.dtype}")
-                grads.append(_engine_ones_like(o))
+                if not dtype.is_floating_point:
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {dtype}")
+                grads.append(full_impl(sizes, 1, dtype, device))
             else:
                 grads.append(None)
             continue
         if not hasattr(g, "_impl"):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        gi = g._impl
         out_shape, grad_shape = _calculate_shape(out, g, is_grads_batched)
         if out_shape != grad_shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(grad_shape)}) and "
                                f"output[{i}] has a shape of torch.Size({list(out_shape)}).")
-        grads.append(gi)
+        if dtype.is_complex != g.dtype.is_complex:
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same "
+                               f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] "
+                               f"has a dtype of {dtype}.")
+        grads.append(g._impl)
     return grads
 
 
@@ -101,6 +122,10 @@ def _calculate_shape(output, grad, is_grads_batched: bool) -> tuple:
     """The shapes ``_make_grads`` compares: the output's, and the grad's without its batch dimension when
     ``is_grads_batched`` (``torch.autograd._calculate_shape``)."""
     grad_shape = tuple(grad.shape)
+    if isinstance(output, GradientEdge):
+        if is_grads_batched:
+            raise RuntimeError("Batched grads are not supported with GradientEdge")
+        return tuple(output.node.input_meta[output.output_nr][0]), grad_shape
     return tuple(output.shape), grad_shape[1:] if is_grads_batched else grad_shape
 
 
@@ -110,19 +135,15 @@ def kineto_available() -> bool:
     return False
 
 
-def _engine_ones_like(impl):
-    return full_impl(impl.sizes, 1, impl.dtype, impl.device)
-
-
 def _check_roots(outputs):
     for i, o in enumerate(outputs):
-        if not requires_grad(o._impl):
+        if not isinstance(o, GradientEdge) and not requires_grad(o._impl):
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
     """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (``torch.autograd.backward``)."""
-    outputs = _tensor_list(tensors, "tensors")
+    outputs = _output_list(tensors, "tensors")
     grads_in = _tensor_list(grad_tensors, "grad_tensors") or [None] * len(outputs)
     if len(grads_in) != len(outputs):
         raise RuntimeError(f"got {len(grads_in)} tensors and {len(outputs)} gradients")
@@ -135,7 +156,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         input_list = [_input_target(t) for t in _input_list(inputs, "backward")]
         if not input_list:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    roots = [o._impl for o in outputs]
+    roots = [_root(o) for o in outputs]
     if input_list is None:
         _engine.execute(roots, grads, retain_graph, create_graph)
         return
@@ -150,7 +171,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    outs = _tensor_list(outputs, "outputs")
+    outs = _output_list(outputs, "outputs")
     ins = _input_list(inputs, "grad")
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
@@ -164,7 +185,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outs, g_outs)
     _check_roots(outs)
-    captured = _engine.execute([o._impl for o in outs], grads, retain_graph, create_graph,
+    captured = _engine.execute([_root(o) for o in outs], grads, retain_graph, create_graph,
                                [_input_target(i) for i in ins], accumulate=False, is_grad=True)
     result = []
     for k, (i, g) in enumerate(zip(ins, captured, strict=True)):

@@ -270,7 +270,8 @@ def _needed(root: NodeBase, targets: set) -> set:
 
 def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inputs=None,
             accumulate: bool = True, is_grad: bool = False, targets=None) -> list:
-    """Run backward from ``roots`` seeded with ``grads``; returns the captured grads of ``inputs``.
+    """Run backward from ``roots`` (impls or GradientEdges) seeded with ``grads``; returns the captured grads of
+    ``inputs``.
 
     ``inputs`` (impls or GradientEdges, with ``accumulate=False``): the gradients flowing into them are captured
     and returned.  ``targets`` (nodes, ``backward(inputs=...)``): only the nodes on a path to one of them run,
@@ -278,7 +279,7 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     """
     stats = _stats
     t0 = stats.clock() if stats is not None else 0.0
-    root = GraphRoot([gradient_edge(r) for r in roots], grads)
+    root = GraphRoot([gradient_edge(r) if type(r) is TensorImpl else (r.node, r.output_nr) for r in roots], grads)
     deps = _dependencies(root)
     captures = {}
     needed = None

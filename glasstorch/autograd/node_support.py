@@ -248,9 +248,21 @@ class NotImplemented(NodeBase):  # noqa: A001 - PyTorch's class name (grad_fn of
         raise RuntimeError(f"derivative for {self.op_name} is not implemented")
 
 
+# ops after which a tensor's AccumulateGrad is forgotten: its metadata may have changed, and the graphs already
+# recorded keep the old one (gen_variable_type's RESET_GRAD_ACCUMULATOR)
+_RESET_GRAD_ACCUMULATOR = frozenset({"set_", "resize_"})
+
+
 def not_implemented_fallback(op, ks, *args, **kwargs):
     """Autograd-key fallback: run the op; if it should have recorded, record a node that raises in backward.
     A dual input raises PyTorch's forward-AD error: the op has no formula to derive a tangent from."""
+    out = _not_implemented(op, ks, args, kwargs)
+    if op.schema.name in _RESET_GRAD_ACCUMULATOR and args[0].autograd is not None:
+        args[0].autograd.grad_accumulator = None
+    return out
+
+
+def _not_implemented(op, ks, args, kwargs):
     if forward_levels.level >= 0 and _grad_state.fw_grad_mode and has_fw_grad(*args, *kwargs.values()):
         return _no_forward_formula(op, ks, args, kwargs)
     if not _grad_state.enabled:
