@@ -415,3 +415,24 @@ def test_set_forgets_the_grad_accumulator():
             x.set_(m.rand_like(x))
         m.autograd.grad(out.sum(), x)
     _same_error(through_the_tensor)
+
+
+# -- calling a grad_fn ---------------------------------------------------------------------------------------------
+def test_calling_a_grad_fn():
+    def f(m):
+        x = m.ones(1, requires_grad=True)
+        y = x**2
+        z = x * m.ones(1, requires_grad=True)
+        a, _ = m.ones(4, requires_grad=True).split(2)
+        return (y.grad_fn(x.detach()), y.grad_fn(x.detach()).requires_grad, z.grad_fn(x.detach()), z.grad_fn(None),
+                a.grad_fn(x.detach().expand(2), None))
+    _same(f)
+
+
+def test_calling_a_grad_fn_with_bad_arguments():
+    def node(m):
+        return (m.ones(1, requires_grad=True) ** 2).grad_fn
+    _same_error(lambda m: node(m)(m.ones(1), m.ones(1)))
+    _same_error(lambda m: node(m)())
+    _same_error(lambda m: node(m)(1))
+    _same_error(lambda m: _identity_fn(m).apply(m.ones(1, requires_grad=True)).grad_fn(m.ones(1)))

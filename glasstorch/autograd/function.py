@@ -107,6 +107,9 @@ class BackwardCFunction(NodeBase, FunctionCtx):
 
     __repr__ = object.__repr__  # a Python class in PyTorch: "<module.MyFnBackward object at 0x...>"
 
+    def __call__(self, *args):  # PyTorch's PyNode has no Python call (``apply`` runs the user's backward)
+        raise TypeError(f"'{type(self).__name__}' object is not callable")
+
     # -- saved tensors ------------------------------------------------------------------------------
     @property
     def saved_tensors(self) -> tuple:

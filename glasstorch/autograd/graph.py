@@ -194,7 +194,21 @@ class NodeBase:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        """Run the backward on one gradient (a Tensor or None) per forward output (PyTorch's
+        ``THPCppFunction_call``): one gradient per input back, alone when there is one."""
+        if len(grads) != len(self.input_meta):
+            raise TypeError(f"expected {len(self.input_meta)} arguments, got {len(grads)} instead")
+        impls = []
+        for i, g in enumerate(grads):
+            impl = None if g is None else getattr(g, "_impl", None)
+            if g is not None and type(impl) is not TensorImpl:
+                raise TypeError(f"argument {i} is not a Variable")
+            impls.append(impl)
+        if impls and self._undefined_gives_undefined and impls.count(None) == len(impls):
+            outs = (None,) * len(self.next_edges)  # Note [Undefined gradients in, undefined out]
+        else:
+            outs = tuple(None if o is None else to_tensor(o) for o in self.apply(impls))
+        return outs[0] if len(outs) == 1 else outs
 
     # -- hooks -----------------------------------------------------------------------------------
     def register_hook(self, fn) -> RemovableHandle:
