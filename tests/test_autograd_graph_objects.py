@@ -436,3 +436,28 @@ def test_calling_a_grad_fn_with_bad_arguments():
     _same_error(lambda m: node(m)())
     _same_error(lambda m: node(m)(1))
     _same_error(lambda m: _identity_fn(m).apply(m.ones(1, requires_grad=True)).grad_fn(m.ones(1)))
+
+
+def test_raw_saved_none_in_a_tensor_list():
+    def f(m):
+        a = m.ones(2, 2, requires_grad=True)
+        out = a[:, m.tensor([0, 1])]
+        raw = out.grad_fn._raw_saved_indices
+        raw[1].register_hooks(lambda x: x, lambda x: x)
+        return [type(r).__name__ for r in raw], out.grad_fn._saved_indices
+    _same(f)
+
+    def none_hooks(m):
+        out = m.ones(2, 2, requires_grad=True)[:, m.tensor([0, 1])]
+        out.grad_fn._raw_saved_indices[0].register_hooks(lambda x: x, lambda x: x)
+    _same_error(none_hooks)
+
+
+def test_register_hooks_after_free_even_with_hooks_set_before():
+    def f(m):
+        a = m.ones(2, 2, requires_grad=True)
+        out = a * a
+        out.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: x)
+        out.sum().backward()
+        out.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: x)
+    _same_error(f)

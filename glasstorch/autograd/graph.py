@@ -504,6 +504,7 @@ class SavedTensor:
         self.released = True
         self.impl = None
         self.packed = None
+        self.unpack_hook = None  # the hooks go with the data (PyTorch's reset_data)
 
     @property
     def data(self):

@@ -106,7 +106,8 @@ class record:
 
     @staticmethod
     def save(impl):
-        return SavedTensor(impl) if type(impl) is TensorImpl else impl
+        # an absent optional tensor is saved too (a SavedTensor of None, as PyTorch's undefined SavedVariable)
+        return SavedTensor(impl) if impl is None or type(impl) is TensorImpl else impl
 
     @staticmethod
     def save_output(result, parts=None):
