@@ -31,6 +31,7 @@ from __future__ import annotations
 import sys
 
 from ._binding_support import _disabled_torch_function_impl, tf_subclass_active, torch_function_state
+from .autograd import register_torch_function_protocol
 from .tensor import Tensor
 
 __all__ = ["get_default_nowrap_functions", "has_torch_function", "has_torch_function_unary",
@@ -165,3 +166,6 @@ def _binding_fallback(exc, func, args, kwargs):
                         f"returned NotImplemented:\n\n{handlers}\nFor more information, try re-running with "
                         f"TORCH_LOGS=not_implemented")
     return result
+
+
+register_torch_function_protocol(has_torch_function, handle_torch_function)

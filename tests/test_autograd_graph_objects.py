@@ -10,6 +10,7 @@ Python data, errors by type and exact message.
 import warnings
 from collections import OrderedDict
 
+import torch
 from test_autograd_checks import _same, _same_error
 
 
@@ -461,3 +462,44 @@ def test_register_hooks_after_free_even_with_hooks_set_before():
         out.sum().backward()
         out.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: x)
     _same_error(f)
+
+
+# -- backward()/grad() and tensor subclasses; backward(create_graph=True) ------------------------------------------
+def _logging_subclass(m, log):
+    class Logged(m.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func in (m.autograd.backward, m.autograd.grad):
+                log.append((func.__name__, sorted(kwargs)))
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    return Logged
+
+
+def test_backward_and_grad_defer_to_torch_function():
+    def f(m):
+        log = []
+        x = m.ones(3, requires_grad=True)
+        y = (x * 2).as_subclass(_logging_subclass(m, log))
+        m.autograd.backward(y, m.ones(3), retain_graph=True)
+        (g,) = m.autograd.grad(y.sum(), x)
+        plain = m.autograd.grad((x * 3).sum(), x)  # no subclass: no call
+        return log, x.grad, g, plain
+    _same(f)
+
+
+def test_backward_with_create_graph_warns():
+    def f(m):
+        x = m.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            (x * 2).sum().backward(create_graph=True)
+            m.autograd.grad((x * 2).sum(), x, create_graph=True)
+        return [(type(x.message).__name__, str(x.message).split(" (Triggered internally")[0]) for x in w
+                if "create_graph" in str(x.message)]
+    prev = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)  # torch warns once per process otherwise
+    try:
+        _same(f)
+    finally:
+        torch.set_warn_always(prev)

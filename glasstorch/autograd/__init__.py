@@ -8,6 +8,7 @@ gradients in ``.grad`` (AccumulateGrad) or returns them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
@@ -141,21 +142,53 @@ def _check_roots(outputs):
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
+# Note [The __torch_function__ protocol in autograd]: the protocol lives above this layer (glasstorch/overrides.py);
+# it registers its two entry points here, so that backward() and grad() hand a call with a tensor subclass that
+# overrides __torch_function__ to that subclass, as PyTorch's do.
+_torch_function_protocol: dict = {}
+
+
+def register_torch_function_protocol(has_torch_function, handle_torch_function) -> None:
+    """Called once by ``glasstorch/overrides.py`` (Note [The __torch_function__ protocol in autograd])."""
+    _torch_function_protocol.update(has=has_torch_function, handle=handle_torch_function)
+
+
+def _overridden(args) -> bool:
+    has = _torch_function_protocol.get("has")
+    return has is not None and has(args)
+
+
+_CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak.")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
     """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (``torch.autograd.backward``)."""
     outputs = _output_list(tensors, "tensors")
     grads_in = _tensor_list(grad_tensors, "grad_tensors") or [None] * len(outputs)
     if len(grads_in) != len(outputs):
         raise RuntimeError(f"got {len(grads_in)} tensors and {len(outputs)} gradients")
+    input_list = None
+    if inputs is not None:
+        input_list = _input_list(inputs, "backward")
+        if not input_list:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    overridable = [t for t in (*outputs, *(input_list or ())) if not isinstance(t, GradientEdge)]
+    if _overridden(overridable):  # a tensor subclass may take the call (PyTorch's backward checks, as grad does)
+        return _torch_function_protocol["handle"](backward, overridable, tuple(outputs), grad_tensors=grad_tensors,
+                                                  retain_graph=retain_graph, create_graph=create_graph,
+                                                  inputs=None if input_list is None else tuple(input_list))
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, grads_in)
     _check_roots(outputs)
-    input_list = None
-    if inputs is not None:
-        input_list = [_input_target(t) for t in _input_list(inputs, "backward")]
-        if not input_list:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if create_graph:
+        warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
+    if input_list is not None:
+        input_list = [_input_target(t) for t in input_list]
     roots = [_root(o) for o in outputs]
     if input_list is None:
         _engine.execute(roots, grads, retain_graph, create_graph)
@@ -178,6 +211,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     g_outs = _tensor_list(grad_outputs, "grad_outputs") or [None] * len(outs)
     if len(g_outs) != len(outs):
         raise RuntimeError(f"grad_outputs contains {len(g_outs)} tensors but outputs contains {len(outs)}")
+    overridable = [t for t in (*outs, *ins) if not isinstance(t, GradientEdge)]
+    if _overridden(overridable):
+        result = _torch_function_protocol["handle"](
+            grad, overridable, tuple(outs), tuple(ins), grad_outputs=grad_outputs, retain_graph=retain_graph,
+            create_graph=create_graph, only_inputs=only_inputs, allow_unused=allow_unused,
+            is_grads_batched=is_grads_batched, materialize_grads=materialize_grads)
+        return dict(zip(inputs.keys(), result, strict=True)) if type(inputs) is dict else result
     if retain_graph is None:
         retain_graph = create_graph
     for i in ins:
