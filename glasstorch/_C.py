@@ -9,16 +9,23 @@ autograd's view-replay switch ``_set_view_replay_enabled``/``_is_view_replay_ena
 the user API is ``torch.autograd._force_original_view_tracking``), and ``_functions``: the node classes
 (``AccumulateGrad``, ``CopySlices``, ``MulBackward0`` …) and the small nodes of ``autograd/basic_ops.py``, and
 ``_autograd``: a few engine entry points (saved-tensor hooks state, version counters); ``is_grad_enabled`` and
-``_current_graph_task_id``; ``_nn._parse_to``, ``nn.Module.to``'s argument parser.
+``_current_graph_task_id``, the engine's ``_current_autograd_node``, ``_current_graph_task_execution_order`` and
+``_will_engine_execute_node``; the cached-tensor registry (``_add_cached_tensor`` …); ``_nn._parse_to``,
+``nn.Module.to``'s argument parser.
 """
 
 import types
 import weakref
 
 from ._binding_support import DisableTorchFunction, DisableTorchFunctionSubclass, _disabled_torch_function_impl
+from ._ops import cached_tensor_utils as _cached
+from ._ops.cached_tensor_utils import set_cached_tensors_enabled as _set_cached_tensors_enabled
 from .autograd import basic_ops as _basic_ops
 from .autograd._generated import nodes as _generated_nodes
+from .autograd.engine import current_execution_order as _current_graph_task_execution_order
 from .autograd.engine import current_graph_task_id as _current_graph_task_id
+from .autograd.engine import current_node as _current_autograd_node
+from .autograd.engine import will_execute_node as _will_engine_execute_node
 from .autograd.grad_mode import (
     _is_fwd_grad_enabled,
     _is_multithreading_enabled,
@@ -29,7 +36,7 @@ from .autograd.grad_mode import (
     is_grad_enabled,
 )
 from .autograd.grad_mode import is_view_replay_enabled as _is_view_replay_enabled
-from .autograd.graph import AccumulateGrad, Node, SavedTensor, _saved_tensors_hooks_is_enabled
+from .autograd.graph import AccumulateGrad, NodeBase, SavedTensor, _saved_tensors_hooks_is_enabled, make_saved_tensor
 from .autograd.view_history import CopySlices
 from .tensor import nn_parse_to
 from .utils._python_dispatch import _RestorePythonTLSSnapshot
@@ -37,8 +44,9 @@ from .utils._python_dispatch import _RestorePythonTLSSnapshot
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
            "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions", "_autograd", "is_grad_enabled",
            "_current_graph_task_id", "_is_multithreading_enabled", "_set_multithreading_enabled", "_WeakTensorRef",
-           "_nn", "_set_fwd_grad_enabled", "_is_fwd_grad_enabled",
-           "_RestorePythonTLSSnapshot"]
+           "_nn", "_set_fwd_grad_enabled", "_is_fwd_grad_enabled", "_RestorePythonTLSSnapshot",
+           "_current_autograd_node", "_current_graph_task_execution_order", "_will_engine_execute_node",
+           "_set_cached_tensors_enabled", "_add_cached_tensor", "_remove_cached_tensor", "_is_cached_tensor"]
 
 
 class _WeakTensorRef:
@@ -52,9 +60,22 @@ class _WeakTensorRef:
         return self._ref() is None
 
 
+def _add_cached_tensor(tensor) -> None:
+    """Mark ``tensor`` as cached (CUDA-graph pools; ``_ops/cached_tensor_utils.py``)."""
+    _cached.add_cached_tensor(tensor._impl)
+
+
+def _remove_cached_tensor(tensor) -> None:
+    _cached.remove_cached_tensor(tensor._impl)
+
+
+def _is_cached_tensor(tensor) -> bool:
+    return _cached.is_cached_tensor(tensor._impl)
+
+
 def _node_classes() -> dict:
     """The backward node classes by name, as ``torch._C._functions`` lists them (generated and hand-written)."""
-    found = {n: c for n, c in vars(_generated_nodes).items() if isinstance(c, type) and issubclass(c, Node)}
+    found = {n: c for n, c in vars(_generated_nodes).items() if isinstance(c, type) and issubclass(c, NodeBase)}
     found.update(AccumulateGrad=AccumulateGrad, CopySlices=CopySlices, Error=_basic_ops.Error,
                  DelayedError=_basic_ops.DelayedError, UndefinedGrad=_basic_ops.UndefinedGrad,
                  UndefinedGradBackward=_basic_ops.UndefinedGradBackward)
@@ -69,5 +90,6 @@ _autograd = types.ModuleType("torch._C._autograd", "The autograd engine's Python
 _autograd._saved_tensors_hooks_is_enabled = _saved_tensors_hooks_is_enabled
 _autograd._unsafe_set_version_counter = _unsafe_set_version_counter
 _autograd.SavedTensor = SavedTensor
+_autograd._make_saved_tensor = make_saved_tensor
 
 _nn = types.SimpleNamespace(_parse_to=nn_parse_to)

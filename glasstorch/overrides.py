@@ -32,6 +32,7 @@ import contextlib
 import sys
 
 from ._binding_support import _disabled_torch_function_impl, tf_subclass_active, torch_function_state
+from .autograd import register_torch_function_protocol
 from .tensor import Tensor
 from .utils._python_dispatch import _RestorePythonTLSSnapshot
 
@@ -175,3 +176,6 @@ def enable_reentrant_dispatch():
     records them), PyTorch's context manager over ``torch._C._RestorePythonTLSSnapshot``."""
     with _RestorePythonTLSSnapshot():
         yield
+
+
+register_torch_function_protocol(has_torch_function, handle_torch_function)

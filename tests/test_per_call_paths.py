@@ -25,7 +25,7 @@ from glasstorch._core import dtype as _dt
 from glasstorch._core.device import CPU
 from glasstorch._generated import methods as gmeth
 from glasstorch._tensor.impl import TensorImpl, empty_contiguous_numpy
-from glasstorch.autograd.graph import Node, collect_next_edges
+from glasstorch.autograd.graph import NodeBase, collect_next_edges
 from glasstorch.autograd.node_support import record
 
 
@@ -140,7 +140,7 @@ def test_record_output_sets_what_set_history_sets():
 
 
 def test_record_output_dtype_check():
-    node = Node()
+    node = NodeBase()
     out = TensorImpl(gt.ones(2, dtype=gt.int64)._impl.storage, (2,), (1,), 0, _dt.int64, CPU)
     with pytest.raises(RuntimeError, match="^Autograd not support dtype: Long$"):
         record.output(out, node)

@@ -9,6 +9,7 @@ gradients in ``.grad`` (AccumulateGrad) or returns them.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Mapping
 
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
@@ -24,10 +25,11 @@ from .grad_mode import (  # noqa: F401
     is_inference_mode_enabled, is_view_replay_enabled, no_grad, set_grad_enabled, set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
-from .graph import AccumulateGrad, GradientEdge, Node, requires_grad
+from .graph import AccumulateGrad, GradientEdge, Node, SavedTensor, gradient_edge, requires_grad
 from .variable import Variable
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+__all__ = ["backward", "grad", "SavedTensor",
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "detect_anomaly", "set_detect_anomaly", "graph", "Node", "Function", "InplaceFunction",
            "once_differentiable", "gradcheck", "gradgradcheck", "functional", "Variable", "forward_ad"]
 
@@ -48,6 +50,17 @@ def _input_target(x):
     return x if isinstance(x, GradientEdge) else x._impl
 
 
+def _backward_target(x):
+    """The node ``backward(inputs=...)`` must run for one input: a leaf's AccumulateGrad; a non-leaf's grad_fn, the
+    tensor then retaining its grad, for good (PyTorch's run_backward); an edge's node."""
+    if isinstance(x, GradientEdge):
+        return x.node
+    edge = gradient_edge(x)
+    if edge is None or not isinstance(edge[0], AccumulateGrad):
+        graph.to_tensor(x).retain_grad()  # raises for a tensor that does not require grad
+    return edge[0]
+
+
 def _input_list(inputs, fname: str) -> list:
     """``inputs=`` of ``grad``/``backward``: a tensor, a sequence, or a plain dict (its values, in order)."""
     if type(inputs) is dict:
@@ -60,25 +73,42 @@ def _input_list(inputs, fname: str) -> list:
     return _tensor_list(inputs, "inputs")
 
 
+def _output_list(x, what) -> list:
+    """``tensors``/``outputs`` of ``backward``/``grad``: a tensor, a GradientEdge, or a sequence of them."""
+    return [x] if isinstance(x, GradientEdge) else _tensor_list(x, what)
+
+
+def _root(out):
+    """What the engine starts from for one output: a tensor's impl, or a GradientEdge as given."""
+    return out if isinstance(out, GradientEdge) else out._impl
+
+
+def _output_meta(out) -> tuple:
+    """(sizes, dtype, device, requires grad) of an output; an edge's from the metadata of its node's input."""
+    if isinstance(out, GradientEdge):
+        sizes, dtype, device = out.node.input_meta[out.output_nr]
+        return sizes, dtype, device, True
+    o = out._impl
+    return o.sizes, o.dtype, o.device, requires_grad(o)
+
+
 def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
     """PyTorch's ``_make_grads``: implicit ones for scalar outputs, checks for given ones."""
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=False)):
-        o = out._impl
+        sizes, dtype, device, needs_grad = _output_meta(out)
         if g is None:
-            if requires_grad(o):
-                if o.numel() != 1:
+            if needs_grad:
+                if any(s != 1 for s in sizes):
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not o.dtype.is_floating_point:
-                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
-                                       f"{o.dtype}")
-                grads.append(_engine_ones_like(o))
+                if not dtype.is_floating_point:
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {dtype}")
+                grads.append(full_impl(sizes, 1, dtype, device))
             else:
                 grads.append(None)
             continue
         if not hasattr(g, "_impl"):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        gi = g._impl
         out_shape, grad_shape = _calculate_shape(out, g, is_grads_batched)
         if out_shape != grad_shape and is_grads_batched:
             grad_shape = grad_shape[1:]  # PyTorch measures the first sample, g[0], without its first dim again
@@ -91,7 +121,11 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
         if out_shape != grad_shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(grad_shape)}) and "
                                f"output[{i}] has a shape of torch.Size({list(out_shape)}).")
-        grads.append(gi)
+        if dtype.is_complex != g.dtype.is_complex:
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same "
+                               f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] "
+                               f"has a dtype of {dtype}.")
+        grads.append(g._impl)
     return grads
 
 
@@ -99,6 +133,10 @@ def _calculate_shape(output, grad, is_grads_batched: bool) -> tuple:
     """The shapes ``_make_grads`` compares: the output's, and the grad's without its batch dimension when
     ``is_grads_batched`` (``torch.autograd._calculate_shape``)."""
     grad_shape = tuple(grad.shape)
+    if isinstance(output, GradientEdge):
+        if is_grads_batched:
+            raise RuntimeError("Batched grads are not supported with GradientEdge")
+        return tuple(output.node.input_meta[output.output_nr][0]), grad_shape
     return tuple(output.shape), grad_shape[1:] if is_grads_batched else grad_shape
 
 
@@ -108,46 +146,64 @@ def kineto_available() -> bool:
     return False
 
 
-def _engine_ones_like(impl):
-    return full_impl(impl.sizes, 1, impl.dtype, impl.device)
-
-
 def _check_roots(outputs):
     for i, o in enumerate(outputs):
-        if not requires_grad(o._impl):
+        if not isinstance(o, GradientEdge) and not requires_grad(o._impl):
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+# Note [The __torch_function__ protocol in autograd]: the protocol lives above this layer (glasstorch/overrides.py);
+# it registers its two entry points here, so that backward() and grad() hand a call with a tensor subclass that
+# overrides __torch_function__ to that subclass, as PyTorch's do.
+_torch_function_protocol: dict = {}
+
+
+def register_torch_function_protocol(has_torch_function, handle_torch_function) -> None:
+    """Called once by ``glasstorch/overrides.py`` (Note [The __torch_function__ protocol in autograd])."""
+    _torch_function_protocol.update(has=has_torch_function, handle=handle_torch_function)
+
+
+def _overridden(args) -> bool:
+    has = _torch_function_protocol.get("has")
+    return has is not None and has(args)
+
+
+_CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak.")
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
     """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (``torch.autograd.backward``)."""
-    outputs = _tensor_list(tensors, "tensors")
+    outputs = _output_list(tensors, "tensors")
     grads_in = _tensor_list(grad_tensors, "grad_tensors") or [None] * len(outputs)
     if len(grads_in) != len(outputs):
         raise RuntimeError(f"got {len(grads_in)} tensors and {len(outputs)} gradients")
+    input_list = None
+    if inputs is not None:
+        input_list = _input_list(inputs, "backward")
+        if not input_list:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    overridable = [t for t in (*outputs, *(input_list or ())) if not isinstance(t, GradientEdge)]
+    if _overridden(overridable):  # a tensor subclass may take the call (PyTorch's backward checks, as grad does)
+        return _torch_function_protocol["handle"](backward, overridable, tuple(outputs), grad_tensors=grad_tensors,
+                                                  retain_graph=retain_graph, create_graph=create_graph,
+                                                  inputs=None if input_list is None else tuple(input_list))
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, grads_in)
     _check_roots(outputs)
-    input_list = None
-    if inputs is not None:
-        input_list = [_input_target(t) for t in _input_list(inputs, "backward")]
-        if not input_list:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    roots = [o._impl for o in outputs]
+    if create_graph:
+        warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
+    if input_list is not None:
+        input_list = [_input_target(t) for t in input_list]
+    roots = [_root(o) for o in outputs]
     if input_list is None:
         _engine.execute(roots, grads, retain_graph, create_graph)
         return
-    captured = _engine.execute(roots, grads, retain_graph, create_graph, input_list, accumulate=False)
-    prev = _engine._grad_state.enabled
-    _engine._grad_state.enabled = create_graph
-    try:
-        for target, g in zip(input_list, captured, strict=False):
-            if isinstance(target, GradientEdge):  # an edge accumulates only where it is a leaf's AccumulateGrad
-                target = target.node.impl if isinstance(target.node, AccumulateGrad) else None
-            if g is not None and target is not None:
-                _engine.accumulate_grad(target, g)
-    finally:
-        _engine._grad_state.enabled = prev
+    _engine.execute(roots, grads, retain_graph, create_graph, targets=[_backward_target(t) for t in input_list])
 
 
 def _batched_backward(run, grads, retain_graph) -> list:
@@ -177,13 +233,20 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    outs = _tensor_list(outputs, "outputs")
+    outs = _output_list(outputs, "outputs")
     ins = _input_list(inputs, "grad")
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     g_outs = _tensor_list(grad_outputs, "grad_outputs") or [None] * len(outs)
     if len(g_outs) != len(outs):
         raise RuntimeError(f"grad_outputs contains {len(g_outs)} tensors but outputs contains {len(outs)}")
+    overridable = [t for t in (*outs, *ins) if not isinstance(t, GradientEdge)]
+    if _overridden(overridable):
+        result = _torch_function_protocol["handle"](
+            grad, overridable, tuple(outs), tuple(ins), grad_outputs=grad_outputs, retain_graph=retain_graph,
+            create_graph=create_graph, only_inputs=only_inputs, allow_unused=allow_unused,
+            is_grads_batched=is_grads_batched, materialize_grads=materialize_grads)
+        return dict(zip(inputs.keys(), result, strict=True)) if type(inputs) is dict else result
     if retain_graph is None:
         retain_graph = create_graph
     for i in ins:
@@ -191,7 +254,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outs, g_outs, is_grads_batched)
     _check_roots(outs)
-    run = functools.partial(_engine.execute, [o._impl for o in outs], create_graph=create_graph,
+    run = functools.partial(_engine.execute, [_root(o) for o in outs], create_graph=create_graph,
                             inputs=[_input_target(i) for i in ins], accumulate=False, is_grad=True)
     captured = _batched_backward(run, grads, retain_graph) if is_grads_batched else run(grads, retain_graph)
     result = []

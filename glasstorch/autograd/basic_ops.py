@@ -17,12 +17,12 @@ from .._core.grad_state import state as _grad_state
 from .._ops.aten import aten
 from .._tensor.impl import TensorImpl
 from . import graph as _graph
-from .graph import Node, collect_next_edges, requires_grad, set_history
+from .graph import NodeBase, collect_next_edges, requires_grad, set_history
 
 __all__ = ["Error", "DelayedError", "UndefinedGrad", "UndefinedGradBackward"]
 
 
-class Error(Node):
+class Error(NodeBase):
     """A node whose backward raises ``msg`` (``torch::autograd::Error``)."""
 
     __slots__ = ("msg",)
@@ -40,7 +40,7 @@ class Error(Node):
         raise RuntimeError(self.msg)
 
 
-class UndefinedGradBackward(Node):
+class UndefinedGradBackward(NodeBase):
     """Sends an undefined gradient to each input (``torch::autograd::UndefinedGradBackward``)."""
 
     __slots__ = ()
@@ -76,6 +76,7 @@ class _CppFunction:
     """The callable object ``torch._C._functions.X(...)`` gives: applied to tensors, it returns the outputs."""
 
     _name = ""
+    _is_graph_node = True  # a node class of torch._C._functions, so a torch.autograd.graph.Node subclass
 
     def name(self) -> str:
         return f"torch::autograd::{self._name}"

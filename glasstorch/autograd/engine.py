@@ -36,9 +36,10 @@ from .._tensor.views import type_string
 from . import graph as _graph
 from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure
 from .grad_mode import state as _grad_state
-from .graph import AccumulateGrad, Node, gradient_edge
+from .graph import AccumulateGrad, NodeBase, gradient_edge
 
-__all__ = ["execute", "accumulate_grad", "sum_to", "current_graph_task_id", "will_execute_node", "profile_nodes",
+__all__ = ["execute", "accumulate_grad", "sum_to", "current_graph_task_id", "will_execute_node", "current_node",
+           "current_execution_order", "profile_nodes",
            "queue_callback", "ImperativeEngine", "NodeStats"]
 
 
@@ -79,7 +80,7 @@ def profile_nodes(clock=time.thread_time):
         _stats = prev
 
 
-class GraphRoot(Node):
+class GraphRoot(NodeBase):
     """Feeds the root gradients into the graph (PyTorch's ``GraphRoot``)."""
 
     __slots__ = ("grads",)
@@ -114,12 +115,12 @@ def sum_to(grad: TensorImpl, sizes: tuple) -> TensorImpl:
     return out
 
 
-def _wrong_count(node: Node, grads) -> RuntimeError:
+def _wrong_count(node: NodeBase, grads) -> RuntimeError:
     return RuntimeError(f"Function {node.name()} returned an invalid number of gradients - expected "
                         f"{len(node.next_edges)}, but got {len(grads)}")
 
 
-def _conform(node: Node, i: int, g: TensorImpl, meta) -> TensorImpl:
+def _conform(node: NodeBase, i: int, g: TensorImpl, meta) -> TensorImpl:
     """A gradient brought to its input's shape (summing a broadcast) and dtype, or PyTorch's error."""
     sizes, dtype, _ = meta
     if g.sizes != sizes:
@@ -180,16 +181,9 @@ def _tensor_hook(hook, g):
     return g if res is None else _checked_value(g, res, hook)
 
 
-def _pre_hooks(node: Node, buffer: list) -> list:
+def _pre_hooks(node: NodeBase, buffer: list) -> list:
     """Tensor pre-hooks and the retain_grad hook of each output, then the node's pre-hooks."""
-    if node._tensor_pre_hooks:
-        for nr, hooks in node._tensor_pre_hooks.items():
-            for hook in list(hooks.values()):
-                buffer[nr] = _tensor_hook(hook, buffer[nr])
-    if node._retains_grad_hooks:
-        for nr, hook in node._retains_grad_hooks.items():
-            if buffer[nr] is not None:
-                hook(buffer[nr])
+    buffer = _tensor_pre_hooks(node, buffer)
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             res = hook(_as_tensors(buffer))
@@ -198,7 +192,20 @@ def _pre_hooks(node: Node, buffer: list) -> list:
     return buffer
 
 
-def _post_hooks(node: Node, outputs, buffer: list):
+def _tensor_pre_hooks(node: NodeBase, buffer: list) -> list:
+    """The hooks registered on the node's output tensors, then their retain_grad hooks (which see the result)."""
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks.values()):
+                buffer[nr] = _tensor_hook(hook, buffer[nr])
+    if node._retains_grad_hooks:
+        for nr, hook in node._retains_grad_hooks.items():
+            if buffer[nr] is not None:
+                hook(buffer[nr])
+    return buffer
+
+
+def _post_hooks(node: NodeBase, outputs, buffer: list):
     for hook in list(node._post_hooks.values()):
         res = hook(_as_tensors(outputs), _as_tensors(buffer))
         if res is not None:
@@ -206,7 +213,7 @@ def _post_hooks(node: Node, outputs, buffer: list):
     return outputs
 
 
-def _apply_timed(node: Node, buffer: list, stats: NodeStats):
+def _apply_timed(node: NodeBase, buffer: list, stats: NodeStats):
     t0 = stats.clock()
     outputs = node.apply(buffer)
     stats.apply_s += stats.clock() - t0
@@ -214,13 +221,13 @@ def _apply_timed(node: Node, buffer: list, stats: NodeStats):
     return outputs
 
 
-def _failed(node: Node) -> None:
+def _failed(node: NodeBase) -> None:
     """A node's backward raised: anomaly mode prints the forward stack that created it."""
     if is_anomaly_enabled():
         record_failure(node)
 
 
-def _dependencies(root: Node) -> dict:
+def _dependencies(root: NodeBase) -> dict:
     deps: dict = {}
     seen = {root}
     stack = [root]
@@ -237,7 +244,7 @@ def _dependencies(root: Node) -> dict:
     return deps
 
 
-def _needed(root: Node, targets: set) -> set:
+def _needed(root: NodeBase, targets: set) -> set:
     """Nodes on some path from ``root`` to a target node (PyTorch's ``init_to_execute``)."""
     needed: set = set()
     visited: set = set()
@@ -262,14 +269,17 @@ def _needed(root: Node, targets: set) -> set:
 
 
 def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inputs=None,
-            accumulate: bool = True, is_grad: bool = False) -> list:
-    """Run backward from ``roots`` seeded with ``grads``; returns the captured grads of ``inputs``.
+            accumulate: bool = True, is_grad: bool = False, targets=None) -> list:
+    """Run backward from ``roots`` (impls or GradientEdges) seeded with ``grads``; returns the captured grads of
+    ``inputs``.
 
-    ``is_grad``: this is ``autograd.grad`` (not ``backward(inputs=...)``), for :func:`will_execute_node`.
+    ``inputs`` (impls or GradientEdges, with ``accumulate=False``): the gradients flowing into them are captured
+    and returned.  ``targets`` (nodes, ``backward(inputs=...)``): only the nodes on a path to one of them run,
+    the targets included.  ``is_grad``: this is ``autograd.grad``, for :func:`will_execute_node`.
     """
     stats = _stats
     t0 = stats.clock() if stats is not None else 0.0
-    root = GraphRoot([gradient_edge(r) for r in roots], grads)
+    root = GraphRoot([gradient_edge(r) if type(r) is TensorImpl else (r.node, r.output_nr) for r in roots], grads)
     deps = _dependencies(root)
     captures = {}
     needed = None
@@ -279,17 +289,22 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
             if e is not None:
                 captures.setdefault(e[0], []).append((e[1], k))
         needed = _needed(root, set(captures))
+    elif targets is not None:
+        needed = _needed(root, set(targets))
     captured = [None] * (len(inputs) if inputs is not None else 0)
     prev = _grad_state.enabled
     _grad_state.enabled = create_graph
     stack = _tasks.__dict__.setdefault("stack", [])
-    task = _GraphTask(deps, needed, is_grad)
+    task = _GraphTask(deps, needed, is_grad, root)
     stack.append(task)
+    outer_node = getattr(_tasks, "node", None)
     try:
         _loop(root, deps, captures, captured, needed, keep_graph, accumulate)
+        _tasks.node = outer_node
         _run_final_callbacks(task)
     finally:
         _grad_state.enabled = prev
+        _tasks.node = outer_node
         stack.pop()
         if stats is not None:
             stats.backward_s += stats.clock() - t0
@@ -302,13 +317,17 @@ _task_ids = itertools.count()
 
 
 class _GraphTask:
-    __slots__ = ("id", "deps", "needed", "is_grad", "final_callbacks")
+    """One backward call: its dependency counts, the nodes it needs (None: all), its GraphRoot, final callbacks.
+    ``_tasks.node`` is the node this thread is evaluating (PyTorch's ``current_evaluating_node``)."""
 
-    def __init__(self, deps, needed, is_grad):
+    __slots__ = ("id", "deps", "needed", "is_grad", "root", "final_callbacks")
+
+    def __init__(self, deps, needed, is_grad, root):
         self.id = next(_task_ids)
         self.deps = deps
         self.needed = needed
         self.is_grad = is_grad
+        self.root = root
         self.final_callbacks = []
 
 
@@ -348,11 +367,46 @@ def current_graph_task_id() -> int:
     return stack[-1].id if stack else -1
 
 
-def will_execute_node(node) -> bool:
-    """Whether the running backward will run ``node`` (``torch._C._will_engine_execute_node``)."""
+def current_node():
+    """The node whose backward (hooks included) is running on this thread, or None
+    (``torch._C._current_autograd_node``)."""
+    return getattr(_tasks, "node", None)
+
+
+def current_execution_order() -> list:
+    """The nodes the running backward runs, in the order it runs them, as far as sequence numbers tell
+    (``torch._C._current_graph_task_execution_order``; the engine itself does not use it)."""
     stack = getattr(_tasks, "stack", None)
     if not stack:
-        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+        raise RuntimeError("_current_graph_task_execution_order should only be called during the backward pass")
+    if _grad_state.multithreading:
+        raise RuntimeError("get_current_graph_task_execution_order expects the current backward to be executed with "
+                           "multithreading disabled, e.g. by running:\n\n>>> with "
+                           "torch.autograd.set_multithreading_enabled(False):\n...     torch.autograd.grad(...)\n")
+    task = stack[-1]
+    deps = _dependencies(task.root)  # afresh: the task's own counts are being used up
+    tie = itertools.count()
+    heap, out = [(0, next(tie), task.root)], []
+    while heap:  # the engine's loop, without running anything
+        node = heapq.heappop(heap)[2]
+        if node is not task.root:
+            out.append(node)
+        for e in node.next_edges:
+            if e is None or task.needed is not None and e[0] not in task.needed:
+                continue
+            deps[e[0]] -= 1
+            if not deps[e[0]]:
+                heapq.heappush(heap, (-e[0].sequence_nr, next(tie), e[0]))
+    return out
+
+
+def will_execute_node(node) -> bool:
+    """Whether the running backward will run ``node`` (``torch._C._will_engine_execute_node``)."""
+    if not isinstance(node, NodeBase):
+        raise RuntimeError(f"_will_engine_execute_node expects an grad_fn, but got {type(node).__name__}")
+    stack = getattr(_tasks, "stack", None)
+    if not stack:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the backward pass")
     task = stack[-1]
     if task.is_grad and isinstance(node, AccumulateGrad):
         raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
@@ -368,18 +422,31 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
     tie = itertools.count()
     heap = [(-root.sequence_nr, next(tie), root, [])]
     buffers: dict = {}
+    # Note [Saved-tensor hooks during backward]: each node runs with the saved-tensor hooks the backward started
+    # with; a hook context entered or left inside a node (an unpack hook that misbehaves) is undone after it, as
+    # PyTorch's engine restores its thread-local state around every node
+    hooks = _graph.saved_hooks_stack()
+    hooks_at_start = hooks[:]
+    n_hooks = len(hooks_at_start)
     pop, push, add = heapq.heappop, heapq.heappush, aten.add_Tensor
-    stats = _stats
+    stats, tasks = _stats, _tasks
     while heap:
         node, buffer = pop(heap)[2:]
-        if captures and node in captures:
-            _capture(node, buffer, captures[node], captured)
-            if not accumulate and isinstance(node, AccumulateGrad):
+        tasks.node = node
+        if needed is not None:
+            skip = _skip(node, needed, captures, accumulate)
+            if captures and node in captures:
+                # Note [Hooks of a captured node]: a node that will not run gets its tensor pre-hooks (and retain_grad
+                # hooks) here, once, and the captured gradient is theirs; a node that runs gets them in its turn, after
+                # the capture (PyTorch's evaluate_function).
+                if skip:
+                    buffer = _tensor_pre_hooks(node, buffer)
+                _capture(buffer, captures[node], captured)
+            if skip:
                 continue
-        if needed is not None and _skip(node, needed, captures, accumulate):
-            continue
         if node._tensor_pre_hooks or node._retains_grad_hooks or node._pre_hooks:
             buffer = _pre_hooks(node, buffer)
+        had_post_hooks = bool(node._post_hooks)
         try:
             if buffer and node._undefined_gives_undefined and buffer.count(None) == len(buffer):
                 outputs = [None] * len(node.next_edges)  # Note [Undefined gradients in, undefined out]
@@ -389,7 +456,11 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
             _failed(node)
             raise
         if node._post_hooks:
-            outputs = _post_hooks(node, outputs, buffer)
+            # a post hook registered while the node ran (by an unpack hook) gets no grad_outputs: PyTorch keeps the
+            # node's inputs only for the hooks it had before it ran
+            outputs = _post_hooks(node, outputs, buffer if had_post_hooks else [])
+        if len(hooks) != n_hooks or n_hooks and hooks[-1] is not hooks_at_start[-1]:
+            hooks[:] = hooks_at_start
         if not keep_graph:
             node.release_variables()
         if is_anomaly_enabled():
@@ -422,15 +493,10 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
         outputs = g = None  # the buffers now hold the gradients alone (Note [Stealing gradients])
 
 
-def _capture(node, buffer, targets, captured) -> None:
-    """The gradients reaching an ``inputs=`` node, after its tensor pre-hooks (``autograd.grad``)."""
+def _capture(buffer, targets, captured) -> None:
+    """The gradients reaching an ``inputs=`` node (``autograd.grad``; Note [Hooks of a captured node])."""
     for nr, k in targets:
-        g = buffer[nr] if nr < len(buffer) else None
-        hooks = node._tensor_pre_hooks.get(nr) if node._tensor_pre_hooks else None
-        if hooks:
-            for hook in list(hooks.values()):
-                g = _tensor_hook(hook, g)
-        captured[k] = g
+        captured[k] = buffer[nr] if nr < len(buffer) else None
 
 
 def _skip(node, needed, captures, accumulate) -> bool:

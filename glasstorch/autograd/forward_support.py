@@ -31,7 +31,7 @@ from . import engine as _engine
 from . import graph as _graph
 from ._generated.nodes import ViewBackward0
 from .forward_grad import fw_grad, set_fw_grad
-from .graph import Node, collect_next_edges, requires_grad
+from .graph import NodeBase, collect_next_edges, requires_grad
 from .node_support import record, register_autograd, requires_grad_any
 
 __all__ = ["FwSpec", "LINEAR", "NOT_IMPLEMENTED", "forward_call", "Identity"]
@@ -262,7 +262,7 @@ def _shaped(result, by_output):
 
 
 # -- _make_dual, _fw_primal, _unpack_dual -----------------------------------------------------------------------
-class Identity(Node):
+class Identity(NodeBase):
     """The backward of ``_fw_primal``: the gradient passes through (PyTorch's ``torch::autograd::Identity``)."""
 
     __slots__ = ()

@@ -35,7 +35,7 @@ from .anomaly_mode import is_anomaly_enabled, record_forward_stack
 from .basic_ops import Error
 from .forward_grad import fw_grad, fw_view_base, set_fw_grad
 from .grad_mode import state as _grad_state
-from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
+from .graph import NodeBase, SavedTensor, collect_next_edges, requires_grad, set_history
 from .view_history import handle_view_on_rebase, rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "InplaceFunction", "once_differentiable"]
@@ -88,14 +88,14 @@ class FunctionCtx:
         self.materialize_grads = bool(value)
 
 
-class BackwardCFunction(Node, FunctionCtx):
+class BackwardCFunction(NodeBase, FunctionCtx):
     """The node (and ctx) of one ``Function.apply`` call; subclassed per Function as ``<Name>Backward``."""
 
     _forward_cls = None
     _undefined_gives_undefined = False  # backward sees zeros (or None without materialize_grads)
 
     def __init__(self):
-        Node.__init__(self)
+        NodeBase.__init__(self)
         self.to_save = ()
         self.dirty_tensors = ()
         self.non_differentiable = ()
@@ -107,6 +107,9 @@ class BackwardCFunction(Node, FunctionCtx):
 
     __repr__ = object.__repr__  # a Python class in PyTorch: "<module.MyFnBackward object at 0x...>"
 
+    def __call__(self, *args):  # PyTorch's PyNode has no Python call (``apply`` runs the user's backward)
+        raise TypeError(f"'{type(self).__name__}' object is not callable")
+
     # -- saved tensors ------------------------------------------------------------------------------
     @property
     def saved_tensors(self) -> tuple:
@@ -115,7 +118,7 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is None:
             return tuple(self.to_save)
         name = self.name()
-        return tuple(None if (impl := s.unpack(name)) is None else _graph.to_tensor(impl) for s in self._saved)
+        return tuple(None if (impl := s.unpack_impl(name)) is None else _graph.to_tensor(impl) for s in self._saved)
 
     @property
     def _raw_saved_tensors(self) -> tuple:
@@ -239,12 +242,17 @@ def _bind_default_args(func, args, kwargs) -> tuple:
     return bound.args
 
 
-class Function(FunctionCtx, metaclass=FunctionMeta):
-    """Base class of custom differentiable operations (``torch.autograd.Function``)."""
+class Function(NodeBase, FunctionCtx, metaclass=FunctionMeta):
+    """Base class of custom differentiable operations (``torch.autograd.Function``).
+
+    An instance (deprecated) has a node's methods, as PyTorch's ``_C._FunctionBase`` gives them, but is not a
+    ``torch.autograd.graph.Node``."""
 
     generate_vmap_rule = False
+    _is_graph_node = False
 
     def __init__(self, *args, **kwargs):
+        NodeBase.__init__(self)
         warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
                       "so you should invoke them on the class itself. Instantiating an autograd function will raise "
                       "an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)

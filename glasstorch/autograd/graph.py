@@ -17,6 +17,7 @@ Invariant: a graph only points from outputs towards inputs, so freeing outputs f
 
 from __future__ import annotations
 
+import abc
 import collections
 import itertools
 import re
@@ -35,7 +36,9 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "collect_ne
            "requires_grad", "current_grad_fn", "RemovableHandle", "saved_tensors_hooks", "to_tensor",
            "bind_tensor_class",
            "save_on_cpu", "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors",
-           "UINT64_MAX", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
+           "UINT64_MAX", "GradientEdge", "make_saved_tensor",
+           "get_gradient_edge", "increment_version", "register_multi_grad_hook",
+           "saved_hooks_stack"]
 
 UINT64_MAX = (1 << 64) - 1
 
@@ -80,8 +83,65 @@ class RemovableHandle:
         self.remove()
 
 
-class Node:
-    """A backward function in the graph (``torch.autograd.graph.Node``)."""
+class _InputMetadata(NamedTuple):
+    """One forward output as its node remembers it (``torch._C._autograd._InputMetadata``)."""
+
+    shape: list  # a list, as PyTorch's binding gives it
+    dtype: object
+    device: object
+    is_nested_tensor: bool = False
+    is_cpp_nested_tensor: bool = False
+
+
+class Node(abc.ABC):
+    """The virtual base of every backward node (``torch.autograd.graph.Node``).
+
+    The node classes do not inherit from it (``Node not in type(grad_fn).mro()``): ``isinstance`` and ``issubclass``
+    answer through ``__subclasshook__``, for the engine's node classes and custom Functions' backward nodes, but
+    not for a ``Function`` instance itself (it has the node's methods without being one).
+    """
+
+    @abc.abstractmethod
+    def name(self) -> str:
+        """The node's name, e.g. ``MulBackward0``."""
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self) -> tuple:
+        """``(node, input_nr)`` per input of the forward op, ``(None, 0)`` where no gradient flows."""
+
+    @property
+    @abc.abstractmethod
+    def metadata(self) -> dict:
+        """A dict for the user's notes about this node."""
+
+    @property
+    @abc.abstractmethod
+    def _input_metadata(self) -> tuple:
+        """The shape, dtype and device each forward output had."""
+
+    @abc.abstractmethod
+    def _register_hook_dict(self, tensor) -> None:
+        """Run the hooks of ``tensor._backward_hooks`` on the gradient of ``tensor`` (legacy)."""
+
+    @abc.abstractmethod
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node ran."""
+
+    @abc.abstractmethod
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs."""
+
+    @classmethod
+    def __subclasshook__(cls, subclass) -> bool:
+        if cls is Node and getattr(subclass, "_is_graph_node", False):
+            return True
+        return NotImplemented
+
+
+class NodeBase:
+    """A backward function in the graph (PyTorch's C++ ``torch::autograd::Node``); the public face of every node
+    class is the virtual base :class:`Node`."""
 
     __slots__ = ("next_edges", "sequence_nr", "input_meta", "__weakref__", "__dict__")
 
@@ -97,6 +157,7 @@ class Node:
     # undefined gradients without running its formulas (PyTorch's generated nodes test ``any_grad_defined``).
     # Custom Functions (they materialize zeros for ``backward``) and Error nodes run anyway.
     _undefined_gives_undefined = True
+    _is_graph_node = True  # a torch.autograd.graph.Node (a Function instance shares the methods, not the name)
 
     def __init__(self, sequence_nr=None):
         self.next_edges = ()
@@ -109,6 +170,15 @@ class Node:
 
     def _sequence_nr(self) -> int:
         return self.sequence_nr
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """Reorder this node among the ready ones (the engine runs the highest number first)."""
+        self.sequence_nr = sequence_nr
+
+    @property
+    def _input_metadata(self) -> tuple:
+        """What each forward output looked like (the gradient it gets must match): shape, dtype, device."""
+        return tuple(_InputMetadata(list(m[0]), m[1], m[2]) for m in self.input_meta if m is not None)
 
     @property
     def next_functions(self) -> tuple:
@@ -124,7 +194,21 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        """Run the backward on one gradient (a Tensor or None) per forward output (PyTorch's
+        ``THPCppFunction_call``): one gradient per input back, alone when there is one."""
+        if len(grads) != len(self.input_meta):
+            raise TypeError(f"expected {len(self.input_meta)} arguments, got {len(grads)} instead")
+        impls = []
+        for i, g in enumerate(grads):
+            impl = None if g is None else getattr(g, "_impl", None)
+            if g is not None and type(impl) is not TensorImpl:
+                raise TypeError(f"argument {i} is not a Variable")
+            impls.append(impl)
+        if impls and self._undefined_gives_undefined and impls.count(None) == len(impls):
+            outs = (None,) * len(self.next_edges)  # Note [Undefined gradients in, undefined out]
+        else:
+            outs = tuple(None if o is None else to_tensor(o) for o in self.apply(impls))
+        return outs[0] if len(outs) == 1 else outs
 
     # -- hooks -----------------------------------------------------------------------------------
     def register_hook(self, fn) -> RemovableHandle:
@@ -142,6 +226,21 @@ class Node:
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h.id] = fn
         return h
+
+    def _register_hook_dict(self, tensor) -> None:
+        """Run the hooks in ``tensor._backward_hooks`` (read at backward time) on its gradient, as tensor pre-hooks
+        of the output ``tensor`` is (PyTorch's ``PyFunctionTensorPreHook``)."""
+        hooks = tensor._backward_hooks
+        meta = tensor._impl.autograd
+
+        def run_dict(grad):
+            for hook in list(hooks.values()):
+                res = hook(grad)
+                if res is not None:
+                    grad = res
+            return grad
+
+        self.add_tensor_pre_hook(0 if meta is None else meta.output_nr, run_dict)
 
     def add_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
         if self._tensor_pre_hooks is None:
@@ -172,7 +271,7 @@ class Node:
         return i < len(self.next_edges) and self.next_edges[i] is not None
 
 
-class AccumulateGrad(Node):
+class AccumulateGrad(NodeBase):
     """The sink of a leaf: adds incoming gradients into ``leaf.grad`` (PyTorch's accumulation rules)."""
 
     # _tensor_pre_hooks: the leaf's hooks (set by grad_accumulator), a slot here so that a new accumulator, made
@@ -180,7 +279,7 @@ class AccumulateGrad(Node):
     __slots__ = ("impl", "_tensor_pre_hooks")
 
     def __init__(self, impl: TensorImpl):
-        self.next_edges = ()  # Node.__init__'s stores, inline
+        self.next_edges = ()  # NodeBase.__init__'s stores, inline
         self.sequence_nr = UINT64_MAX
         self.input_meta = [(impl.sizes, impl.dtype, impl.device)]
         self.impl = impl
@@ -264,7 +363,7 @@ def _refresh_unbound(impl) -> None:
 refresh_view_grad_fn = _refresh_unbound  # a view's grad_fn after an in-place write (bound by view_history)
 
 
-def set_history(out: TensorImpl, node: Node, output_nr: int = 0, move_hooks: bool = True) -> None:
+def set_history(out: TensorImpl, node: NodeBase, output_nr: int = 0, move_hooks: bool = True) -> None:
     """Make ``out`` an output of ``node`` (PyTorch's ``set_history``); ``move_hooks=False`` leaves a retained grad's
     hook on the old grad_fn (an in-place view op: PyTorch moves it only when it rebases history)."""
     meta = out.autograd
@@ -286,7 +385,7 @@ def set_history(out: TensorImpl, node: Node, output_nr: int = 0, move_hooks: boo
     input_meta[output_nr] = (out.sizes, out.dtype, out.device)
 
 
-def _move_retains_grad(meta, node: Node, output_nr: int) -> None:
+def _move_retains_grad(meta, node: NodeBase, output_nr: int) -> None:
     """A tensor that retains its grad keeps doing so after an in-place op gave it a new grad_fn (the hook
     moves; its other hooks stay with the old grad_fn — PyTorch's ``update_tensor_hooks_on_new_gradfn``)."""
     old = meta.grad_fn
@@ -314,19 +413,33 @@ _PACK_MODIFIES = ("A saved tensor pack hook is modifying its input in place. Ten
 _hooks_state = threading.local()  # .stack: the default (pack, unpack) pairs; .disabled: the message, or None
 
 
+def saved_hooks_stack() -> list:
+    """This thread's stack of default (pack, unpack) hooks, the list itself (created on first use)."""
+    stack = getattr(_hooks_state, "stack", None)
+    if stack is None:
+        stack = _hooks_state.stack = []
+    return stack
+
+
 def _check_hooks_enabled() -> None:
     msg = getattr(_hooks_state, "disabled", None)
     if msg is not None:
         raise RuntimeError(msg)
 
 
+_FROM_PYTHON = object()  # SavedTensor's default argument: only autograd makes them (with an impl, or None)
+
+
 class SavedTensor:
-    """A tensor saved for backward, with PyTorch's version check (``SavedVariable``)."""
+    """A tensor saved for backward, with PyTorch's version check (``SavedVariable``; in Python
+    ``torch._C._autograd.SavedTensor``, which user code may not construct)."""
 
     __slots__ = ("impl", "version", "packed", "unpack_hook", "grad_fn_ref", "output_nr", "is_output", "released",
                  "was_none", "had_grad_fn", "history")
 
-    def __init__(self, impl, is_output: bool = False):
+    def __init__(self, impl=_FROM_PYTHON, is_output: bool = False):
+        if impl is _FROM_PYTHON:
+            raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
         self.released = False
         self.was_none = impl is None
         self.packed = None
@@ -391,15 +504,36 @@ class SavedTensor:
         self.released = True
         self.impl = None
         self.packed = None
+        self.unpack_hook = None  # the hooks go with the data (PyTorch's reset_data)
 
-    def unpack(self, node_name: str = "", saved_for=None):
+    @property
+    def data(self):
+        """What is kept: the object the pack hook returned, else the saved tensor (an output's without its history);
+        None once freed."""
+        if self.released or self.was_none:
+            return None
+        if self.unpack_hook is not None:
+            return self.packed
+        return to_tensor(self.impl)
+
+    def unpack(self):
+        """The saved tensor, as backward reads it (through the unpack hook, if any)."""
+        impl = self.unpack_impl()
+        return None if impl is None else to_tensor(impl)
+
+    def unpack_impl(self, node_name: str = "", saved_for=None):
+        """The saved TensorImpl for the formulas of ``node_name``; ``saved_for``: the node that saved an output."""
         if self.was_none:
             return None
         if self.released:
             raise RuntimeError(_BACKWARD_TWICE)
         if self.unpack_hook is not None:
             t = self.unpack_hook(self.packed)
-            return None if t is None else self._with_history(t._impl)
+            impl = getattr(t, "_impl", None)
+            if type(impl) is not TensorImpl:
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                                f"{type(t).__name__}")
+            return self._with_history(impl)
         impl = self.impl
         if impl.version.version != self.version:
             raise RuntimeError(_version_error(impl, self, node_name))
@@ -440,6 +574,12 @@ class SavedTensor:
             meta.requires_grad = True
             meta.grad_accumulator = leaf_accumulator
         return out
+
+
+def make_saved_tensor(tensor, is_output: bool, is_inplace_on_view: bool = False) -> SavedTensor:
+    """Save ``tensor`` as a node would, packing it with the active saved-tensor hooks
+    (``torch._C._autograd._make_saved_tensor``)."""
+    return SavedTensor(tensor._impl, is_output=is_output)
 
 
 def _history_of(impl: TensorImpl, is_output: bool) -> tuple:
@@ -486,10 +626,7 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         _check_hooks_enabled()
-        stack = getattr(_hooks_state, "stack", None)
-        if stack is None:
-            stack = _hooks_state.stack = []
-        stack.append((self.pack_hook, self.unpack_hook))
+        saved_hooks_stack().append((self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, *exc):

@@ -25,7 +25,15 @@ from .anomaly_mode import _state as _anomaly
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
 from .forward_grad import has_fw_grad
 from .grad_mode import state as _grad_state
-from .graph import Node, SavedTensor, collect_next_edges, grad_accumulator, gradient_edge, requires_grad, set_history
+from .graph import (
+    NodeBase,
+    SavedTensor,
+    collect_next_edges,
+    grad_accumulator,
+    gradient_edge,
+    requires_grad,
+    set_history,
+)
 from .view_history import handle_view_on_rebase, rebase_history
 
 __all__ = ["grad_enabled", "requires_grad_any", "record", "check_inplace", "out_not_differentiable",
@@ -76,7 +84,7 @@ def _edges(*impls) -> tuple:
     return tuple(out)
 
 
-def _histories(result, node: Node, output_differentiability) -> None:
+def _histories(result, node: NodeBase, output_differentiability) -> None:
     """``record.history`` for a result that is not one TensorImpl: each differentiable output (lists too)."""
     if not isinstance(result, (list, tuple)):
         return  # an int, float or bool result has no history
@@ -98,7 +106,8 @@ class record:
 
     @staticmethod
     def save(impl):
-        return SavedTensor(impl) if type(impl) is TensorImpl else impl
+        # an absent optional tensor is saved too (a SavedTensor of None, as PyTorch's undefined SavedVariable)
+        return SavedTensor(impl) if impl is None or type(impl) is TensorImpl else impl
 
     @staticmethod
     def save_output(result, parts=None):
@@ -124,7 +133,7 @@ class record:
                 "ndim": impl.ndim}[what]
 
     @staticmethod
-    def history(result, node: Node, output_differentiability=None) -> None:
+    def history(result, node: NodeBase, output_differentiability=None) -> None:
         if _anomaly.enabled:
             record_forward_stack(node)
         if type(result) is TensorImpl:
@@ -135,7 +144,7 @@ class record:
         _histories(result, node, output_differentiability)
 
     @staticmethod
-    def output(result, node: Node) -> None:
+    def output(result, node: NodeBase) -> None:
         """The single tensor output of a functional op: PyTorch's dtype check, then ``history(result, node)``."""
         is_tensor = type(result) is TensorImpl
         if is_tensor:
@@ -156,7 +165,7 @@ class record:
         set_history(result, node, 0)
 
     @staticmethod
-    def history_inplace_view(result, node: Node) -> None:
+    def history_inplace_view(result, node: NodeBase) -> None:
         """After an in-place view op (``t_``, ``squeeze_`` ...): ``node`` becomes the tensor's own history, as
         PyTorch's set_history; a retained grad stays with the old grad_fn (only a rebase moves it)."""
         if _anomaly.enabled:
@@ -165,7 +174,7 @@ class record:
             set_history(result, node, 0, move_hooks=False)
 
     @staticmethod
-    def history_inplace(result, node: Node, output_differentiability=None) -> None:
+    def history_inplace(result, node: NodeBase, output_differentiability=None) -> None:
         """After an in-place op: a view's write becomes its base's history (CopySlices); else as ``history``."""
         if type(result) is TensorImpl and result.base is not None and _differentiable(result):
             if is_anomaly_enabled():
@@ -209,7 +218,7 @@ def register_autograd(qualname: str, fn, key: str = "Autograd") -> None:
 
 
 # -- node helpers ------------------------------------------------------------------------------------------
-def materialize(node: Node, grads: list) -> list:
+def materialize(node: NodeBase, grads: list) -> list:
     """Undefined output grads become zeros of the output's shape (PyTorch materializes them)."""
     out = list(grads)
     for i, g in enumerate(out):
@@ -228,7 +237,7 @@ def unwrap(t):
 def wrap_saved(saved, node_name: str, saved_for=None):
     """A saved tensor (or a tuple of them) as public tensors; ``saved_for`` is the node that saved an output."""
     if isinstance(saved, SavedTensor):
-        impl = saved.unpack(node_name, saved_for)
+        impl = saved.unpack_impl(node_name, saved_for)
         return None if impl is None else _graph.to_tensor(impl)
     if isinstance(saved, tuple):
         return tuple(wrap_saved(s, node_name, saved_for) for s in saved)
@@ -236,7 +245,7 @@ def wrap_saved(saved, node_name: str, saved_for=None):
 
 
 # -- operators without a formula ---------------------------------------------------------------------------
-class NotImplemented(Node):  # noqa: A001 - PyTorch's class name (grad_fn of torch.floor_divide(x, 2))
+class NotImplemented(NodeBase):  # noqa: A001 - PyTorch's class name (grad_fn of torch.floor_divide(x, 2))
     """Stands in for the node of an operator that has no derivative formula (autogradNotImplementedFallback)."""
 
     __slots__ = ("op_name",)
@@ -248,11 +257,23 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's class name (grad_fn of tor
         raise RuntimeError(f"derivative for {self.op_name} is not implemented")
 
 
+# ops after which a tensor's AccumulateGrad is forgotten: its metadata may have changed, and the graphs already
+# recorded keep the old one (gen_variable_type's RESET_GRAD_ACCUMULATOR)
+_RESET_GRAD_ACCUMULATOR = frozenset({"set_", "resize_"})
+
+
 def not_implemented_fallback(op, ks, *args, **kwargs):
     """Autograd-key fallback: run the op; if it should have recorded, record a node that raises in backward.
     A dual input raises PyTorch's forward-AD error: the op has no formula to derive a tangent from."""
     if op.schema.is_out:
         return _out_fallback(op, ks, args, kwargs)
+    out = _not_implemented(op, ks, args, kwargs)
+    if op.schema.name in _RESET_GRAD_ACCUMULATOR and args[0].autograd is not None:
+        args[0].autograd.grad_accumulator = None
+    return out
+
+
+def _not_implemented(op, ks, args, kwargs):
     if forward_levels.level >= 0 and _grad_state.fw_grad_mode and has_fw_grad(*args, *kwargs.values()):
         return _no_forward_formula(op, ks, args, kwargs)
     if not _grad_state.enabled:

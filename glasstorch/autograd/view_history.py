@@ -38,7 +38,7 @@ from .._ops.aten import aten
 from .._ops.factories import arange_impl, full_impl
 from .._tensor.impl import CreationMeta, TensorImpl, empty_strided_impl
 from . import graph as _graph
-from .graph import Node, gradient_edge, requires_grad, set_history
+from .graph import NodeBase, gradient_edge, requires_grad, set_history
 
 __all__ = ["CreationMeta", "CopySlices", "AsStridedBackward0", "rebase_history", "refresh_view_grad_fn",
            "handle_view_on_rebase", "CopyBackwards"]
@@ -64,7 +64,7 @@ _WHY = {
 }
 
 
-def _short_name(node: Node) -> str:
+def _short_name(node: NodeBase) -> str:
     """PyTorch prints the node without its ``Backward<N>`` suffix in these messages (``Output 0 of Unbind``)."""
     name = node.name()
     cut = name.rfind("Backward")
@@ -125,12 +125,12 @@ def _scatter_into(result: TensorImpl, sizes, strides, offset, grad: TensorImpl) 
 
 
 # -- the nodes ------------------------------------------------------------------------------------------------
-class CopySlices(Node):
+class CopySlices(NodeBase):
     """The base's history after an in-place op ``fn`` wrote into one of its views."""
 
     __slots__ = ("base_geometry", "view_geometry", "view_fn", "fn")
 
-    def __init__(self, base: TensorImpl, view: TensorImpl, fn: Node):
+    def __init__(self, base: TensorImpl, view: TensorImpl, fn: NodeBase):
         super().__init__()
         self.base_geometry = _geometry(base)
         self.view_geometry = _geometry(view)
@@ -174,7 +174,7 @@ class CopySlices(Node):
         self.fn.release_variables()
 
 
-class AsStridedBackward0(Node):
+class AsStridedBackward0(NodeBase):
     """A view's regenerated grad_fn: its gradient lands on its spot of a zero gradient of the base."""
 
     __slots__ = ("base_geometry", "size", "stride", "storage_offset")
@@ -207,7 +207,7 @@ class AsStridedBackward0(Node):
 
 
 # -- rebasing ---------------------------------------------------------------------------------------------------
-def rebase_history(view: TensorImpl, fn: Node) -> None:
+def rebase_history(view: TensorImpl, fn: NodeBase) -> None:
     """``fn`` wrote into ``view`` in place: give the base a CopySlices history and the view a fresh grad_fn."""
     base = view.base
     while len(fn.input_meta) < 1:
@@ -258,7 +258,7 @@ def refresh_view_grad_fn(view: TensorImpl) -> None:
 _graph.refresh_view_grad_fn = refresh_view_grad_fn
 
 
-class CopyBackwards(Node):
+class CopyBackwards(NodeBase):
     """Backward of ``copy_`` (PyTorch's hand-written ``CopyBackwards``): the old value of ``self`` is gone
     (zero gradient); ``src`` gets the gradient in its own dtype and device (the engine sums broadcasts)."""
 

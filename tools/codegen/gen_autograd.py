@@ -314,7 +314,7 @@ def _node_class(info: Info) -> list:
     for i, (key, expr) in enumerate(e["formulas"].items()):
         out += _formula_fn(f"_{node}_{i}", params, expr)
         calls.append((_keys(key), f"_{node}_{i}({', '.join(params)})"))
-    out += [f"class {node}(Node):", f'    """Backward of ``{e["f"].func}`` ({e["loc"]})."""', "",
+    out += [f"class {node}(NodeBase):", f'    """Backward of ``{e["f"].func}`` ({e["loc"]})."""', "",
             f"    __slots__ = {tuple(slots)!r}",
             f"    _tensor_slots = {tuple(f'{n}_' for n in saved_t) + (('result_',) if info.uses_result else ())!r}",
             f"    _inputs = {tuple(info.diff_inputs)!r}", "",
@@ -449,7 +449,7 @@ def gen_nodes(infos) -> str:
            "from glasstorch.autograd.fft_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd.special_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd import graph as _graph",
-           "from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401",
+           "from glasstorch.autograd.graph import _BACKWARD_TWICE, NodeBase, SavedTensor  # noqa: F401",
            "from glasstorch.autograd.node_support import materialize, record, unwrap, wrap_saved", NODES_PRELUDE, ""]
     for info in infos:
         if info.entry["formulas"]:

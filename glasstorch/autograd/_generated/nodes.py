@@ -8,7 +8,7 @@ from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.fft_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.special_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
-from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401
+from glasstorch.autograd.graph import _BACKWARD_TWICE, NodeBase, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, record, unwrap, wrap_saved
 
 
@@ -40,7 +40,7 @@ def _ConjBackward0_0(grad, grads):
     return grad.conj()
 
 
-class ConjBackward0(Node):
+class ConjBackward0(NodeBase):
     """Backward of ``_conj(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:6)."""
 
     __slots__ = ()
@@ -60,7 +60,7 @@ def _NegViewBackward0_0(grad, grads):
     return grad.neg()
 
 
-class NegViewBackward0(Node):
+class NegViewBackward0(NodeBase):
     """Backward of ``_neg_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:9)."""
 
     __slots__ = ()
@@ -80,7 +80,7 @@ def _ConjPhysicalBackward0_0(grad, grads):
     return grad.conj_physical()
 
 
-class ConjPhysicalBackward0(Node):
+class ConjPhysicalBackward0(NodeBase):
     """Backward of ``_conj_physical(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:12)."""
 
     __slots__ = ()
@@ -100,7 +100,7 @@ def _ConjPhysicalBackward1_0(grad, grads):
     return grad.conj_physical()
 
 
-class ConjPhysicalBackward1(Node):
+class ConjPhysicalBackward1(NodeBase):
     """Backward of ``conj_physical_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/complex.yaml:15)."""
 
     __slots__ = ()
@@ -120,7 +120,7 @@ def _ViewAsRealBackward0_0(grad, grads):
     return view_as_real_backward(grad)
 
 
-class ViewAsRealBackward0(Node):
+class ViewAsRealBackward0(NodeBase):
     """Backward of ``view_as_real(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:18)."""
 
     __slots__ = ()
@@ -140,7 +140,7 @@ def _ViewAsComplexBackward0_0(grad, grads):
     return view_as_complex_backward(grad)
 
 
-class ViewAsComplexBackward0(Node):
+class ViewAsComplexBackward0(NodeBase):
     """Backward of ``view_as_complex(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:21)."""
 
     __slots__ = ()
@@ -160,7 +160,7 @@ def _AngleBackward0_0(grad, grads, self):
     return angle_backward(grad, self)
 
 
-class AngleBackward0(Node):
+class AngleBackward0(NodeBase):
     """Backward of ``angle(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:24)."""
 
     __slots__ = ('self_',)
@@ -189,7 +189,7 @@ def _PolarBackward0_0(grad, grads, result):
     return polar_backward(grad, result)
 
 
-class PolarBackward0(Node):
+class PolarBackward0(NodeBase):
     """Backward of ``polar(Tensor abs, Tensor angle) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:27)."""
 
     __slots__ = ('result_',)
@@ -224,7 +224,7 @@ def _ComplexBackward0_1(grad, grads):
     return imag_of(grad)
 
 
-class ComplexBackward0(Node):
+class ComplexBackward0(NodeBase):
     """Backward of ``complex(Tensor real, Tensor imag) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:30)."""
 
     __slots__ = ()
@@ -246,7 +246,7 @@ def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, d
     return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
 
-class ConvolutionBackward0(Node):
+class ConvolutionBackward0(NodeBase):
     """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:5)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
@@ -330,7 +330,7 @@ def _ConvolutionBackward1_0(grad, grads, input, weight, bias, stride, padding, d
     return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
 
-class ConvolutionBackward1(Node):
+class ConvolutionBackward1(NodeBase):
     """Backward of ``_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:9)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
@@ -414,7 +414,7 @@ def _MaxPool2DWithIndicesBackward0_0(grad, grads, self_sizes, result):
     return max_pool2d_backward(grad, self_sizes, result[1])
 
 
-class MaxPool2DWithIndicesBackward0(Node):
+class MaxPool2DWithIndicesBackward0(NodeBase):
     """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/conv.yaml:13)."""
 
     __slots__ = ('self_sizes_', 'result_')
@@ -448,7 +448,7 @@ def _AvgPool2DBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, 
     return avg_pool2d_backward(grad, self_sizes, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-class AvgPool2DBackward0(Node):
+class AvgPool2DBackward0(NodeBase):
     """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:17)."""
 
     __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_sizes_')
@@ -503,7 +503,7 @@ def _AdaptiveAvgPool2DBackward0_0(grad, grads, self_sizes):
     return adaptive_avg_pool2d_backward(grad, self_sizes)
 
 
-class AdaptiveAvgPool2DBackward0(Node):
+class AdaptiveAvgPool2DBackward0(NodeBase):
     """Backward of ``_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:20)."""
 
     __slots__ = ('self_sizes_',)
@@ -528,7 +528,7 @@ def _ViewBackward0_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class ViewBackward0(Node):
+class ViewBackward0(NodeBase):
     """Backward of ``view(Tensor(a) self, SymInt[] size) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:14)."""
 
     __slots__ = ('self_sizes_',)
@@ -553,7 +553,7 @@ def _UnsafeViewBackward0_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class UnsafeViewBackward0(Node):
+class UnsafeViewBackward0(NodeBase):
     """Backward of ``_unsafe_view(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:22)."""
 
     __slots__ = ('self_sizes_',)
@@ -578,7 +578,7 @@ def _ReshapeAliasBackward0_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class ReshapeAliasBackward0(Node):
+class ReshapeAliasBackward0(NodeBase):
     """Backward of ``_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:26)."""
 
     __slots__ = ('self_sizes_',)
@@ -603,7 +603,7 @@ def _AsStridedBackward0_0(grad, grads, size, stride, storage_offset, self_geomet
     return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
 
 
-class AsStridedBackward0(Node):
+class AsStridedBackward0(NodeBase):
     """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:29)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
@@ -639,7 +639,7 @@ def _AsStridedBackward1_0(grad, grads, size, stride, storage_offset, self_geomet
     return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
 
 
-class AsStridedBackward1(Node):
+class AsStridedBackward1(NodeBase):
     """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
@@ -675,7 +675,7 @@ def _TransposeBackward0_0(grad, grads, dim0, dim1):
     return grad.transpose(dim0, dim1)
 
 
-class TransposeBackward0(Node):
+class TransposeBackward0(NodeBase):
     """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:37)."""
 
     __slots__ = ('dim0_', 'dim1_')
@@ -705,7 +705,7 @@ def _TransposeBackward1_0(grad, grads, dim0, dim1):
     return grad.transpose(dim0, dim1)
 
 
-class TransposeBackward1(Node):
+class TransposeBackward1(NodeBase):
     """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:41)."""
 
     __slots__ = ('dim0_', 'dim1_')
@@ -735,7 +735,7 @@ def _TBackward0_0(grad, grads):
     return grad.t()
 
 
-class TBackward0(Node):
+class TBackward0(NodeBase):
     """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ()
@@ -755,7 +755,7 @@ def _TBackward1_0(grad, grads):
     return grad.t()
 
 
-class TBackward1(Node):
+class TBackward1(NodeBase):
     """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:49)."""
 
     __slots__ = ()
@@ -775,7 +775,7 @@ def _PermuteBackward0_0(grad, grads, dims):
     return permute_backward(grad, dims)
 
 
-class PermuteBackward0(Node):
+class PermuteBackward0(NodeBase):
     """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:53)."""
 
     __slots__ = ('dims_',)
@@ -800,7 +800,7 @@ def _ExpandBackward0_0(grad, grads, self_sizes):
     return expand_backward(grad, self_sizes)
 
 
-class ExpandBackward0(Node):
+class ExpandBackward0(NodeBase):
     """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('self_sizes_',)
@@ -825,7 +825,7 @@ def _UnsqueezeBackward0_0(grad, grads, dim):
     return grad.squeeze(dim)
 
 
-class UnsqueezeBackward0(Node):
+class UnsqueezeBackward0(NodeBase):
     """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:61)."""
 
     __slots__ = ('dim_',)
@@ -850,7 +850,7 @@ def _UnsqueezeBackward1_0(grad, grads, dim):
     return grad.squeeze(dim)
 
 
-class UnsqueezeBackward1(Node):
+class UnsqueezeBackward1(NodeBase):
     """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:65)."""
 
     __slots__ = ('dim_',)
@@ -875,7 +875,7 @@ def _SqueezeBackward0_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class SqueezeBackward0(Node):
+class SqueezeBackward0(NodeBase):
     """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:69)."""
 
     __slots__ = ('self_sizes_',)
@@ -900,7 +900,7 @@ def _SqueezeBackward1_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class SqueezeBackward1(Node):
+class SqueezeBackward1(NodeBase):
     """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:73)."""
 
     __slots__ = ('self_sizes_',)
@@ -925,7 +925,7 @@ def _SqueezeBackward2_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class SqueezeBackward2(Node):
+class SqueezeBackward2(NodeBase):
     """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:77)."""
 
     __slots__ = ('self_sizes_',)
@@ -950,7 +950,7 @@ def _SqueezeBackward3_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class SqueezeBackward3(Node):
+class SqueezeBackward3(NodeBase):
     """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:81)."""
 
     __slots__ = ('self_sizes_',)
@@ -975,7 +975,7 @@ def _SqueezeBackward4_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class SqueezeBackward4(Node):
+class SqueezeBackward4(NodeBase):
     """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:85)."""
 
     __slots__ = ('self_sizes_',)
@@ -1000,7 +1000,7 @@ def _SqueezeBackward5_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class SqueezeBackward5(Node):
+class SqueezeBackward5(NodeBase):
     """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:89)."""
 
     __slots__ = ('self_sizes_',)
@@ -1025,7 +1025,7 @@ def _SelectBackward0_0(grad, grads, dim, index, self_sizes):
     return select_backward(grad, self_sizes, dim, index)
 
 
-class SelectBackward0(Node):
+class SelectBackward0(NodeBase):
     """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:93)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
@@ -1060,7 +1060,7 @@ def _SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes):
     return slice_backward(grad, self_sizes, dim, start, end, step)
 
 
-class SliceBackward0(Node):
+class SliceBackward0(NodeBase):
     """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:97)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
@@ -1105,7 +1105,7 @@ def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
     return diagonal_backward(grad, self_sizes, offset, dim1, dim2)
 
 
-class DiagonalBackward0(Node):
+class DiagonalBackward0(NodeBase):
     """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:101)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
@@ -1145,7 +1145,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
     return unfold_backward(grad, self_sizes, dimension, size, step)
 
 
-class UnfoldBackward0(Node):
+class UnfoldBackward0(NodeBase):
     """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:105)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
@@ -1185,7 +1185,7 @@ def _SplitBackward0_0(grad, grads, dim):
     return cat_grads(grads, dim)
 
 
-class SplitBackward0(Node):
+class SplitBackward0(NodeBase):
     """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:109)."""
 
     __slots__ = ('dim_',)
@@ -1210,7 +1210,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
     return cat_grads(grads, dim)
 
 
-class SplitWithSizesBackward0(Node):
+class SplitWithSizesBackward0(NodeBase):
     """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:113)."""
 
     __slots__ = ('dim_',)
@@ -1235,7 +1235,7 @@ def _UnbindBackward0_0(grad, grads, dim):
     return cat_grads([g.unsqueeze(dim) for g in grads], dim)
 
 
-class UnbindBackward0(Node):
+class UnbindBackward0(NodeBase):
     """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:117)."""
 
     __slots__ = ('dim_',)
@@ -1260,7 +1260,7 @@ def _AliasBackward0_0(grad, grads):
     return grad
 
 
-class AliasBackward0(Node):
+class AliasBackward0(NodeBase):
     """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:121)."""
 
     __slots__ = ()
@@ -1280,7 +1280,7 @@ def _CloneBackward0_0(grad, grads):
     return grad
 
 
-class CloneBackward0(Node):
+class CloneBackward0(NodeBase):
     """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:125)."""
 
     __slots__ = ()
@@ -1300,7 +1300,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
     return to_copy_backward(grad, self_dtype)
 
 
-class ToCopyBackward0(Node):
+class ToCopyBackward0(NodeBase):
     """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:129)."""
 
     __slots__ = ('self_dtype_',)
@@ -1321,7 +1321,7 @@ def _FillBackward2_0(grad, grads):
     return zeros_like(grad)
 
 
-class FillBackward2(Node):
+class FillBackward2(NodeBase):
     """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:149)."""
 
     __slots__ = ()
@@ -1349,7 +1349,7 @@ def _FillBackward3_1(grad, grads):
     return grad.sum()
 
 
-class FillBackward3(Node):
+class FillBackward3(NodeBase):
     """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:153)."""
 
     __slots__ = ()
@@ -1375,7 +1375,7 @@ def _ZeroBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class ZeroBackward0(Node):
+class ZeroBackward0(NodeBase):
     """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:158)."""
 
     __slots__ = ()
@@ -1399,7 +1399,7 @@ def _TestAutogradMultipleDispatchBackward0_0(grad, grads, self_sizes):
     return grad.expand(self_sizes) + 1
 
 
-class TestAutogradMultipleDispatchBackward0(Node):
+class TestAutogradMultipleDispatchBackward0(NodeBase):
     """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:169)."""
 
     __slots__ = ('self_sizes_',)
@@ -1424,7 +1424,7 @@ def _TestAutogradMultipleDispatchBackwardAutogradCUDA0_0(grad, grads, self_sizes
     return grad.expand(self_sizes) * 2
 
 
-class TestAutogradMultipleDispatchBackwardAutogradCUDA0(Node):
+class TestAutogradMultipleDispatchBackwardAutogradCUDA0(NodeBase):
     """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:169)."""
 
     __slots__ = ('self_sizes_',)
@@ -1449,7 +1449,7 @@ def _TestAutogradMultipleDispatchViewBackward0_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class TestAutogradMultipleDispatchViewBackward0(Node):
+class TestAutogradMultipleDispatchViewBackward0(NodeBase):
     """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:184)."""
 
     __slots__ = ('self_sizes_',)
@@ -1474,7 +1474,7 @@ def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_0(grad, grads, self_s
     return grad.reshape(self_sizes) + 1
 
 
-class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0(Node):
+class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0(NodeBase):
     """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:184)."""
 
     __slots__ = ('self_sizes_',)
@@ -1499,7 +1499,7 @@ def _MaskedFillBackward0_0(grad, grads, mask):
     return grad.masked_fill(mask, 0)
 
 
-class MaskedFillBackward0(Node):
+class MaskedFillBackward0(NodeBase):
     """Backward of ``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:5)."""
 
     __slots__ = ('mask_',)
@@ -1536,7 +1536,7 @@ def _MaskedFillBackward1_1(grad, grads, mask):
     return masked_fill_value_backward(grad, mask)
 
 
-class MaskedFillBackward1(Node):
+class MaskedFillBackward1(NodeBase):
     """Backward of ``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:10)."""
 
     __slots__ = ('mask_',)
@@ -1575,7 +1575,7 @@ def _MaskedScatterBackward0_1(grad, grads, mask, source_sizes):
     return masked_scatter_source_backward(grad, mask, source_sizes)
 
 
-class MaskedScatterBackward0(Node):
+class MaskedScatterBackward0(NodeBase):
     """Backward of ``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:16)."""
 
     __slots__ = ('mask_', 'source_sizes_')
@@ -1611,7 +1611,7 @@ def _MaskedSelectBackward0_0(grad, grads, mask, self_sizes):
     return masked_select_backward(grad, self_sizes, mask)
 
 
-class MaskedSelectBackward0(Node):
+class MaskedSelectBackward0(NodeBase):
     """Backward of ``masked_select(Tensor self, Tensor mask) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:21)."""
 
     __slots__ = ('mask_', 'self_sizes_')
@@ -1645,7 +1645,7 @@ def _IndexSelectBackward0_0(grad, grads, index, dim, self_sizes):
     return index_select_backward(grad, self_sizes, dim, index)
 
 
-class IndexSelectBackward0(Node):
+class IndexSelectBackward0(NodeBase):
     """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:26)."""
 
     __slots__ = ('index_', 'dim_', 'self_sizes_')
@@ -1684,7 +1684,7 @@ def _GatherBackward0_0(grad, grads, index, dim, self_sizes):
     return gather_backward(grad, self_sizes, dim, index)
 
 
-class GatherBackward0(Node):
+class GatherBackward0(NodeBase):
     """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:31)."""
 
     __slots__ = ('index_', 'dim_', 'self_sizes_')
@@ -1723,7 +1723,7 @@ def _TakeBackward0_0(grad, grads, index, self_sizes):
     return take_backward(grad, self_sizes, index)
 
 
-class TakeBackward0(Node):
+class TakeBackward0(NodeBase):
     """Backward of ``take(Tensor self, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:36)."""
 
     __slots__ = ('index_', 'self_sizes_')
@@ -1761,7 +1761,7 @@ def _ScatterBackward0_1(grad, grads, index, dim):
     return grad.gather(dim, index)
 
 
-class ScatterBackward0(Node):
+class ScatterBackward0(NodeBase):
     """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:41)."""
 
     __slots__ = ('index_', 'dim_')
@@ -1801,7 +1801,7 @@ def _ScatterBackward1_0(grad, grads, index, dim):
     return grad.scatter(dim, index, 0)
 
 
-class ScatterBackward1(Node):
+class ScatterBackward1(NodeBase):
     """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:47)."""
 
     __slots__ = ('index_', 'dim_')
@@ -1843,7 +1843,7 @@ def _ScatterAddBackward0_1(grad, grads, index, dim):
     return grad.gather(dim, index)
 
 
-class ScatterAddBackward0(Node):
+class ScatterAddBackward0(NodeBase):
     """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:52)."""
 
     __slots__ = ('index_', 'dim_')
@@ -1883,7 +1883,7 @@ def _ScatterReduceBackward0_0(grad, grads, self, index, src, dim, reduce, includ
     return scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
 
 
-class ScatterReduceBackward0(Node):
+class ScatterReduceBackward0(NodeBase):
     """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:58)."""
 
     __slots__ = ('self_', 'index_', 'src_', 'dim_', 'reduce_', 'include_self_', 'result_')
@@ -1960,7 +1960,7 @@ def _IndexAddBackward0_1(grad, grads, index, dim, alpha, source_sizes):
     return maybe_multiply(index_source_backward(grad, dim, index, source_sizes), alpha)
 
 
-class IndexAddBackward0(Node):
+class IndexAddBackward0(NodeBase):
     """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:62)."""
 
     __slots__ = ('index_', 'dim_', 'alpha_', 'source_sizes_')
@@ -2010,7 +2010,7 @@ def _IndexCopyBackward0_1(grad, grads, index, dim, source_sizes):
     return index_source_backward(grad, dim, index, source_sizes)
 
 
-class IndexCopyBackward0(Node):
+class IndexCopyBackward0(NodeBase):
     """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:67)."""
 
     __slots__ = ('index_', 'dim_', 'source_sizes_')
@@ -2051,7 +2051,7 @@ def _IndexFillBackward0_0(grad, grads, index, dim):
     return grad.index_fill(dim, index, 0)
 
 
-class IndexFillBackward0(Node):
+class IndexFillBackward0(NodeBase):
     """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:72)."""
 
     __slots__ = ('index_', 'dim_')
@@ -2089,7 +2089,7 @@ def _IndexFillBackward1_1(grad, grads, index, dim):
     return index_fill_value_backward(grad, dim, index)
 
 
-class IndexFillBackward1(Node):
+class IndexFillBackward1(NodeBase):
     """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:76)."""
 
     __slots__ = ('index_', 'dim_')
@@ -2125,7 +2125,7 @@ def _IndexBackward0_0(grad, grads, indices, self_sizes):
     return index_backward(grad, self_sizes, indices)
 
 
-class IndexBackward0(Node):
+class IndexBackward0(NodeBase):
     """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:81)."""
 
     __slots__ = ('indices_', 'self_sizes_')
@@ -2163,7 +2163,7 @@ def _IndexPutBackward0_1(grad, grads, indices, values, accumulate):
     return aten_index(grad, indices)
 
 
-class IndexPutBackward0(Node):
+class IndexPutBackward0(NodeBase):
     """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:85)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
@@ -2212,7 +2212,7 @@ def _IndexPutImplBackward0_1(grad, grads, indices, values, accumulate):
     return aten_index(grad, indices)
 
 
-class IndexPutImplBackward0(Node):
+class IndexPutImplBackward0(NodeBase):
     """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:90)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
@@ -2261,7 +2261,7 @@ def _MmBackward0_1(grad, grads, self, mat2):
     return self.t().conj().mm(grad)
 
 
-class MmBackward0(Node):
+class MmBackward0(NodeBase):
     """Backward of ``mm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:4)."""
 
     __slots__ = ('self_', 'mat2_')
@@ -2309,7 +2309,7 @@ def _BmmBackward0_1(grad, grads, self, mat2):
     return self.transpose(1, 2).conj().bmm(grad)
 
 
-class BmmBackward0(Node):
+class BmmBackward0(NodeBase):
     """Backward of ``bmm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:9)."""
 
     __slots__ = ('self_', 'mat2_')
@@ -2361,7 +2361,7 @@ def _AddmmBackward0_2(grad, grads, mat1, mat2, beta, alpha):
     return maybe_multiply(mat1.t().conj().mm(grad), conj_scalar(alpha))
 
 
-class AddmmBackward0(Node):
+class AddmmBackward0(NodeBase):
     """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:14)."""
 
     __slots__ = ('mat1_', 'mat2_', 'beta_', 'alpha_')
@@ -2425,7 +2425,7 @@ def _BaddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha):
     return maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), conj_scalar(alpha))
 
 
-class BaddbmmBackward0(Node):
+class BaddbmmBackward0(NodeBase):
     """Backward of ``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:20)."""
 
     __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_')
@@ -2489,7 +2489,7 @@ def _AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, b
     return maybe_multiply(batch1.transpose(1, 2).bmm(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2])), alpha)
 
 
-class AddbmmBackward0(Node):
+class AddbmmBackward0(NodeBase):
     """Backward of ``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:26)."""
 
     __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_', 'batch1_sizes_', 'batch2_sizes_')
@@ -2559,7 +2559,7 @@ def _AddmvBackward0_2(grad, grads, mat, vec, beta, alpha):
     return maybe_multiply(mat.t().conj().mv(grad), conj_scalar(alpha))
 
 
-class AddmvBackward0(Node):
+class AddmvBackward0(NodeBase):
     """Backward of ``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:31)."""
 
     __slots__ = ('mat_', 'vec_', 'beta_', 'alpha_')
@@ -2619,7 +2619,7 @@ def _MvBackward0_1(grad, grads, self, vec):
     return self.t().conj().mv(grad)
 
 
-class MvBackward0(Node):
+class MvBackward0(NodeBase):
     """Backward of ``mv(Tensor self, Tensor vec) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:37)."""
 
     __slots__ = ('self_', 'vec_')
@@ -2667,7 +2667,7 @@ def _DotBackward0_1(grad, grads, self, tensor):
     return grad * self.conj()
 
 
-class DotBackward0(Node):
+class DotBackward0(NodeBase):
     """Backward of ``dot(Tensor self, Tensor tensor) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:42)."""
 
     __slots__ = ('self_', 'tensor_')
@@ -2715,7 +2715,7 @@ def _VdotBackward0_1(grad, grads, self, other):
     return grad * self
 
 
-class VdotBackward0(Node):
+class VdotBackward0(NodeBase):
     """Backward of ``vdot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:47)."""
 
     __slots__ = ('self_', 'other_')
@@ -2755,7 +2755,7 @@ def _LinalgSvdBackward0_0(grad, grads, full_matrices, compute_uv, result):
     return svd_backward(grads[0], grads[1], grads[2], result[0], result[1], result[2], full_matrices, compute_uv)
 
 
-class LinalgSvdBackward0(Node):
+class LinalgSvdBackward0(NodeBase):
     """Backward of ``_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)`` (glasstorch/_ops/derivatives/linalg.yaml:52)."""
 
     __slots__ = ('full_matrices_', 'compute_uv_', 'result_')
@@ -2810,7 +2810,7 @@ def _TraceBackward0_0(grad, grads, self_sizes):
     return trace_backward(grad, self_sizes)
 
 
-class TraceBackward0(Node):
+class TraceBackward0(NodeBase):
     """Backward of ``trace(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:55)."""
 
     __slots__ = ('self_sizes_',)
@@ -2835,7 +2835,7 @@ def _LinalgLuFactorExBackward0_0(grad, grads, pivot, result):
     return lu_factor_ex_backward(grad, result[0], result[1], pivot)
 
 
-class LinalgLuFactorExBackward0(Node):
+class LinalgLuFactorExBackward0(NodeBase):
     """Backward of ``linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:5)."""
 
     __slots__ = ('pivot_', 'result_')
@@ -2877,7 +2877,7 @@ def _LinalgLuBackward0_0(grad, grads, pivot, result):
     return linalg_lu_backward(grads[1], grads[2], result[0], result[1], result[2], pivot)
 
 
-class LinalgLuBackward0(Node):
+class LinalgLuBackward0(NodeBase):
     """Backward of ``linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:9)."""
 
     __slots__ = ('pivot_', 'result_')
@@ -2931,7 +2931,7 @@ def _LinalgLuSolveBackward0_1(grad, grads, LU, pivots, left, adjoint, result):
     return linalg_lu_solve_B(grad, LU, pivots, left, adjoint)
 
 
-class LinalgLuSolveBackward0(Node):
+class LinalgLuSolveBackward0(NodeBase):
     """Backward of ``linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:13)."""
 
     __slots__ = ('LU_', 'pivots_', 'left_', 'adjoint_', 'result_')
@@ -2990,7 +2990,7 @@ def _LuUnpackBackward0_0(grad, grads, LU_data_sizes):
     return lu_unpack_backward(grads[1], grads[2], LU_data_sizes[-2], LU_data_sizes[-1])
 
 
-class LuUnpackBackward0(Node):
+class LuUnpackBackward0(NodeBase):
     """Backward of ``lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:17)."""
 
     __slots__ = ('LU_data_sizes_',)
@@ -3015,7 +3015,7 @@ def _LinalgSolveExBackward0_0(grad, grads, A, left, result):
     return linalg_solve_backward(grad, result[0], A, result[1], result[2], left)
 
 
-class LinalgSolveExBackward0(Node):
+class LinalgSolveExBackward0(NodeBase):
     """Backward of ``_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor LU, Tensor pivots, Tensor info)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:22)."""
 
     __slots__ = ('A_', 'left_', 'result_')
@@ -3076,7 +3076,7 @@ def _LinalgInvExBackward0_0(grad, grads, result):
     return inv_backward(grad, result[0])
 
 
-class LinalgInvExBackward0(Node):
+class LinalgInvExBackward0(NodeBase):
     """Backward of ``linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:26)."""
 
     __slots__ = ('result_',)
@@ -3105,7 +3105,7 @@ def _LinalgSolveTriangularBackward0_0(grad, grads, self, upper, left, unitriangu
     return linalg_solve_triangular_backward(grad, self, result, upper, left, unitriangular)
 
 
-class LinalgSolveTriangularBackward0(Node):
+class LinalgSolveTriangularBackward0(NodeBase):
     """Backward of ``linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:30)."""
 
     __slots__ = ('self_', 'upper_', 'left_', 'unitriangular_', 'result_')
@@ -3160,7 +3160,7 @@ def _TriangularSolveBackward0_0(grad, grads, self, A, upper, transpose, unitrian
     return triangular_solve_backward(grads[0], grads[1], self, A, result[0], upper, transpose, unitriangular)
 
 
-class TriangularSolveBackward0(Node):
+class TriangularSolveBackward0(NodeBase):
     """Backward of ``triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:33)."""
 
     __slots__ = ('self_', 'A_', 'upper_', 'transpose_', 'unitriangular_', 'result_')
@@ -3224,7 +3224,7 @@ def _LinalgDetBackward0_0(grad, grads, A, result):
     return linalg_det_backward(grad, result[0], A, result[1], result[2])
 
 
-class LinalgDetBackward0(Node):
+class LinalgDetBackward0(NodeBase):
     """Backward of ``_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:36)."""
 
     __slots__ = ('A_', 'result_')
@@ -3278,7 +3278,7 @@ def _LinalgSlogdetBackward0_0(grad, grads, A, result):
     return slogdet_backward(grads[0], grads[1], A, result[0], result[2], result[3])
 
 
-class LinalgSlogdetBackward0(Node):
+class LinalgSlogdetBackward0(NodeBase):
     """Backward of ``_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:40)."""
 
     __slots__ = ('A_', 'result_')
@@ -3332,7 +3332,7 @@ def _LinalgCholeskyExBackward0_0(grad, grads, upper, result):
     return cholesky_backward(grad, upper, result[0])
 
 
-class LinalgCholeskyExBackward0(Node):
+class LinalgCholeskyExBackward0(NodeBase):
     """Backward of ``linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:44)."""
 
     __slots__ = ('upper_', 'result_')
@@ -3366,7 +3366,7 @@ def _CholeskyBackward0_0(grad, grads, upper, result):
     return cholesky_backward(grad, upper, result)
 
 
-class CholeskyBackward0(Node):
+class CholeskyBackward0(NodeBase):
     """Backward of ``cholesky(Tensor self, bool upper=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:48)."""
 
     __slots__ = ('upper_', 'result_')
@@ -3400,7 +3400,7 @@ def _CholeskySolveBackward0_0(grad, grads, self, input2, upper, result):
     return cholesky_solve_backward(grad, self, input2, result, upper)
 
 
-class CholeskySolveBackward0(Node):
+class CholeskySolveBackward0(NodeBase):
     """Backward of ``cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:51)."""
 
     __slots__ = ('self_', 'input2_', 'upper_', 'result_')
@@ -3454,7 +3454,7 @@ def _CholeskyInverseBackward0_0(grad, grads, self, upper, result):
     return cholesky_inverse_backward(grad, self, upper, result)
 
 
-class CholeskyInverseBackward0(Node):
+class CholeskyInverseBackward0(NodeBase):
     """Backward of ``cholesky_inverse(Tensor self, bool upper=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:54)."""
 
     __slots__ = ('self_', 'upper_', 'result_')
@@ -3497,7 +3497,7 @@ def _LinalgEighBackward0_0(grad, grads, result):
     return linalg_eig_backward(grads[0], grads[1], result[0], result[1], True)
 
 
-class LinalgEighBackward0(Node):
+class LinalgEighBackward0(NodeBase):
     """Backward of ``_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> (Tensor eigenvalues, Tensor eigenvectors)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:57)."""
 
     __slots__ = ('result_',)
@@ -3534,7 +3534,7 @@ def _LinalgQrBackward0_0(grad, grads, mode, result):
     return linalg_qr_backward(grads[0], grads[1], result[0], result[1], mode)
 
 
-class LinalgQrBackward0(Node):
+class LinalgQrBackward0(NodeBase):
     """Backward of ``linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:60)."""
 
     __slots__ = ('mode_', 'result_')
@@ -3576,7 +3576,7 @@ def _GeqrfBackward0_0(grad, grads):
     return not_implemented("geqrf")
 
 
-class GeqrfBackward0(Node):
+class GeqrfBackward0(NodeBase):
     """Backward of ``geqrf(Tensor self) -> (Tensor a, Tensor tau)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:63)."""
 
     __slots__ = ()
@@ -3596,7 +3596,7 @@ def _LinalgMatrixExpBackward0_0(grad, grads, self):
     return linalg_matrix_exp_differential(self, grad)
 
 
-class LinalgMatrixExpBackward0(Node):
+class LinalgMatrixExpBackward0(NodeBase):
     """Backward of ``linalg_matrix_exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:66)."""
 
     __slots__ = ('self_',)
@@ -3625,7 +3625,7 @@ def _LinalgCrossBackward0_0(grad, grads, self, other, dim):
     return linalg_cross_backward(grad, self, other, dim)
 
 
-class LinalgCrossBackward0(Node):
+class LinalgCrossBackward0(NodeBase):
     """Backward of ``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:69)."""
 
     __slots__ = ('self_', 'other_', 'dim_')
@@ -3670,7 +3670,7 @@ def _LinalgLstsqBackward0_0(grad, grads, self, b):
     return linalg_lstsq_backward(grads[0], grads[1], self, b)
 
 
-class LinalgLstsqBackward0(Node):
+class LinalgLstsqBackward0(NodeBase):
     """Backward of ``linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:72)."""
 
     __slots__ = ('self_', 'b_')
@@ -3710,7 +3710,7 @@ def _LinalgPinvBackward0_0(grad, grads, self, result):
     return pinv_backward(grad, result, self)
 
 
-class LinalgPinvBackward0(Node):
+class LinalgPinvBackward0(NodeBase):
     """Backward of ``linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:76)."""
 
     __slots__ = ('self_', 'result_')
@@ -3748,7 +3748,7 @@ def _NllLossBackward0_0(grad, grads, self, target, weight, reduction, ignore_ind
     return nll_loss_backward(grad, self, target, weight, reduction, ignore_index, result[1])
 
 
-class NllLossBackward0(Node):
+class NllLossBackward0(NodeBase):
     """Backward of ``nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:5)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
@@ -3818,7 +3818,7 @@ def _NllLossBackwardBackward0_1(grad, grads, target, weight, reduction, ignore_i
     return zeros_like(grad)
 
 
-class NllLossBackwardBackward0(Node):
+class NllLossBackwardBackward0(NodeBase):
     """Backward of ``nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:10)."""
 
     __slots__ = ('target_', 'weight_', 'reduction_', 'ignore_index_')
@@ -3868,7 +3868,7 @@ def _NllLoss2DBackward0_0(grad, grads, self, target, weight, reduction, ignore_i
     return nll_loss_backward(grad, self, target, weight, reduction, ignore_index, result[1])
 
 
-class NllLoss2DBackward0(Node):
+class NllLoss2DBackward0(NodeBase):
     """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:16)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
@@ -3938,7 +3938,7 @@ def _NllLoss2DBackwardBackward0_1(grad, grads, target, weight, reduction, ignore
     return zeros_like(grad)
 
 
-class NllLoss2DBackwardBackward0(Node):
+class NllLoss2DBackwardBackward0(NodeBase):
     """Backward of ``nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:21)."""
 
     __slots__ = ('target_', 'weight_', 'reduction_', 'ignore_index_')
@@ -3992,7 +3992,7 @@ def _MseLossBackward0_1(grad, grads, self, target, reduction):
     return mse_loss_backward(grad, target, self, reduction)
 
 
-class MseLossBackward0(Node):
+class MseLossBackward0(NodeBase):
     """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:27)."""
 
     __slots__ = ('self_', 'target_', 'reduction_')
@@ -4041,7 +4041,7 @@ def _SmoothL1LossBackward0_1(grad, grads, self, target, reduction, beta):
     return smooth_l1_loss_backward(grad, target, self, reduction, beta)
 
 
-class SmoothL1LossBackward0(Node):
+class SmoothL1LossBackward0(NodeBase):
     """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:31)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'beta_')
@@ -4095,7 +4095,7 @@ def _HuberLossBackward0_1(grad, grads, self, target, reduction, delta):
     return huber_loss_backward(grad, target, self, reduction, delta)
 
 
-class HuberLossBackward0(Node):
+class HuberLossBackward0(NodeBase):
     """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:35)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'delta_')
@@ -4149,7 +4149,7 @@ def _BinaryCrossEntropyBackward0_1(grad, grads, self, target, weight, reduction)
     return bce_target_backward(grad, self, target, weight, reduction)
 
 
-class BinaryCrossEntropyBackward0(Node):
+class BinaryCrossEntropyBackward0(NodeBase):
     """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:39)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_')
@@ -4207,7 +4207,7 @@ def _BinaryCrossEntropyWithLogitsBackward0_1(grad, grads, self, target, weight, 
     return bce_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
 
 
-class BinaryCrossEntropyWithLogitsBackward0(Node):
+class BinaryCrossEntropyWithLogitsBackward0(NodeBase):
     """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:43)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'pos_weight_', 'reduction_')
@@ -4270,7 +4270,7 @@ def _ReluBackward0_0(grad, grads, result):
     return threshold_backward(grad, result, 0)
 
 
-class ReluBackward0(Node):
+class ReluBackward0(NodeBase):
     """Backward of ``relu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:5)."""
 
     __slots__ = ('result_',)
@@ -4303,7 +4303,7 @@ def _ThresholdBackward0_0(grad, grads, self, threshold):
     return threshold_backward(grad, self, threshold)
 
 
-class ThresholdBackward0(Node):
+class ThresholdBackward0(NodeBase):
     """Backward of ``threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:9)."""
 
     __slots__ = ('self_', 'threshold_')
@@ -4341,7 +4341,7 @@ def _ThresholdBackward1_0(grad, grads, self, threshold):
     return threshold_backward(grad, self, threshold)
 
 
-class ThresholdBackward1(Node):
+class ThresholdBackward1(NodeBase):
     """Backward of ``threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:13)."""
 
     __slots__ = ('self_', 'threshold_')
@@ -4379,7 +4379,7 @@ def _ThresholdBackwardBackward0_1(grad, grads, self, threshold):
     return zeros_like(grad)
 
 
-class ThresholdBackwardBackward0(Node):
+class ThresholdBackwardBackward0(NodeBase):
     """Backward of ``threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:16)."""
 
     __slots__ = ('self_', 'threshold_')
@@ -4415,7 +4415,7 @@ def _GeluBackward0_0(grad, grads, self, approximate):
     return gelu_backward(grad, self, approximate)
 
 
-class GeluBackward0(Node):
+class GeluBackward0(NodeBase):
     """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:20)."""
 
     __slots__ = ('self_', 'approximate_')
@@ -4457,7 +4457,7 @@ def _GeluBackwardBackward0_1(grad, grads, grad_output, self, approximate):
     return gelu_double_backward(grad, grad_output, self, approximate)
 
 
-class GeluBackwardBackward0(Node):
+class GeluBackwardBackward0(NodeBase):
     """Backward of ``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:24)."""
 
     __slots__ = ('grad_output_', 'self_', 'approximate_')
@@ -4502,7 +4502,7 @@ def _SiluBackward0_0(grad, grads, self):
     return silu_backward(grad, self)
 
 
-class SiluBackward0(Node):
+class SiluBackward0(NodeBase):
     """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:28)."""
 
     __slots__ = ('self_',)
@@ -4535,7 +4535,7 @@ def _MishBackward0_0(grad, grads, self):
     return mish_backward(grad, self)
 
 
-class MishBackward0(Node):
+class MishBackward0(NodeBase):
     """Backward of ``mish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:32)."""
 
     __slots__ = ('self_',)
@@ -4568,7 +4568,7 @@ def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
     return softplus_backward(grad, self, beta, threshold)
 
 
-class SoftplusBackward0(Node):
+class SoftplusBackward0(NodeBase):
     """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:36)."""
 
     __slots__ = ('self_', 'beta_', 'threshold_')
@@ -4615,7 +4615,7 @@ def _SoftplusBackwardBackward0_1(grad, grads, grad_output, self, beta, threshold
     return softplus_double_backward(grad * grad_output, self, beta, threshold)
 
 
-class SoftplusBackwardBackward0(Node):
+class SoftplusBackwardBackward0(NodeBase):
     """Backward of ``softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
 
     __slots__ = ('grad_output_', 'self_', 'beta_', 'threshold_')
@@ -4665,7 +4665,7 @@ def _EluBackward0_0(grad, grads, self, alpha, scale, input_scale):
     return elu_backward(grad, alpha, scale, input_scale, False, self)
 
 
-class EluBackward0(Node):
+class EluBackward0(NodeBase):
     """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
 
     __slots__ = ('self_', 'alpha_', 'scale_', 'input_scale_')
@@ -4713,7 +4713,7 @@ def _EluBackward1_0(grad, grads, alpha, scale, input_scale, result):
     return elu_backward(grad, alpha, scale, input_scale, True, result)
 
 
-class EluBackward1(Node):
+class EluBackward1(NodeBase):
     """Backward of ``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:48)."""
 
     __slots__ = ('alpha_', 'scale_', 'input_scale_', 'result_')
@@ -4761,7 +4761,7 @@ def _EluBackwardBackward0_1(grad, grads, grad_output, self_or_result, alpha, sca
     return elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result)
 
 
-class EluBackwardBackward0(Node):
+class EluBackwardBackward0(NodeBase):
     """Backward of ``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:51)."""
 
     __slots__ = ('grad_output_', 'self_or_result_', 'alpha_', 'scale_', 'input_scale_', 'is_result_')
@@ -4821,7 +4821,7 @@ def _CeluBackward0_0(grad, grads, self, alpha):
     return elu_backward(grad, alpha, 1, 1.0 / float(alpha), False, self)
 
 
-class CeluBackward0(Node):
+class CeluBackward0(NodeBase):
     """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:55)."""
 
     __slots__ = ('self_', 'alpha_')
@@ -4859,7 +4859,7 @@ def _CeluBackward1_0(grad, grads, alpha, result):
     return elu_backward(grad, alpha, 1, 1.0 / float(alpha), True, result)
 
 
-class CeluBackward1(Node):
+class CeluBackward1(NodeBase):
     """Backward of ``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:59)."""
 
     __slots__ = ('alpha_', 'result_')
@@ -4893,7 +4893,7 @@ def _LeakyReluBackward0_0(grad, grads, self, negative_slope):
     return leaky_relu_backward(grad, self, negative_slope, False)
 
 
-class LeakyReluBackward0(Node):
+class LeakyReluBackward0(NodeBase):
     """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:62)."""
 
     __slots__ = ('self_', 'negative_slope_')
@@ -4931,7 +4931,7 @@ def _LeakyReluBackward1_0(grad, grads, negative_slope, result):
     return leaky_relu_backward(grad, result, negative_slope, True)
 
 
-class LeakyReluBackward1(Node):
+class LeakyReluBackward1(NodeBase):
     """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:67)."""
 
     __slots__ = ('negative_slope_', 'result_')
@@ -4969,7 +4969,7 @@ def _LeakyReluBackwardBackward0_1(grad, grads, self, negative_slope):
     return zeros_like(grad)
 
 
-class LeakyReluBackwardBackward0(Node):
+class LeakyReluBackwardBackward0(NodeBase):
     """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:70)."""
 
     __slots__ = ('self_', 'negative_slope_')
@@ -5005,7 +5005,7 @@ def _HardtanhBackward0_0(grad, grads, self, min_val, max_val):
     return hardtanh_backward(grad, self, min_val, max_val)
 
 
-class HardtanhBackward0(Node):
+class HardtanhBackward0(NodeBase):
     """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:74)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
@@ -5052,7 +5052,7 @@ def _HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val):
     return zeros_like(grad)
 
 
-class HardtanhBackwardBackward0(Node):
+class HardtanhBackwardBackward0(NodeBase):
     """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:78)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
@@ -5093,7 +5093,7 @@ def _HardsigmoidBackward0_0(grad, grads, self):
     return hardsigmoid_backward(grad, self)
 
 
-class HardsigmoidBackward0(Node):
+class HardsigmoidBackward0(NodeBase):
     """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:84)."""
 
     __slots__ = ('self_',)
@@ -5126,7 +5126,7 @@ def _HardswishBackward0_0(grad, grads, self):
     return hardswish_backward(grad, self)
 
 
-class HardswishBackward0(Node):
+class HardswishBackward0(NodeBase):
     """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:88)."""
 
     __slots__ = ('self_',)
@@ -5159,7 +5159,7 @@ def _LogSigmoidBackward0_0(grad, grads, self, result):
     return log_sigmoid_backward(grad, self, result[1])
 
 
-class LogSigmoidBackward0(Node):
+class LogSigmoidBackward0(NodeBase):
     """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:92)."""
 
     __slots__ = ('self_', 'result_')
@@ -5201,7 +5201,7 @@ def _LogSigmoidBackwardBackward0_1(grad, grads, grad_output, self, buffer):
     return log_sigmoid_double_backward(grad * grad_output, self)
 
 
-class LogSigmoidBackwardBackward0(Node):
+class LogSigmoidBackwardBackward0(NodeBase):
     """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:96)."""
 
     __slots__ = ('grad_output_', 'self_', 'buffer_')
@@ -5250,7 +5250,7 @@ def _GluBackward0_0(grad, grads, self, dim):
     return glu_backward(grad, self, dim)
 
 
-class GluBackward0(Node):
+class GluBackward0(NodeBase):
     """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
 
     __slots__ = ('self_', 'dim_')
@@ -5284,7 +5284,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
     return softmax_backward(grad, result, dim)
 
 
-class SoftmaxBackward0(Node):
+class SoftmaxBackward0(NodeBase):
     """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:103)."""
 
     __slots__ = ('dim_', 'result_')
@@ -5322,7 +5322,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, result):
     return log_softmax_backward(grad, result, dim)
 
 
-class LogSoftmaxBackward0(Node):
+class LogSoftmaxBackward0(NodeBase):
     """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:107)."""
 
     __slots__ = ('dim_', 'result_')
@@ -5360,7 +5360,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
     return layer_norm_backward(grad, input, normalized_shape, result[1], result[2], weight, bias, eps)
 
 
-class NativeLayerNormBackward0(Node):
+class NativeLayerNormBackward0(NodeBase):
     """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:111)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
@@ -5441,7 +5441,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
     return rms_norm_backward(grads, input, normalized_shape, result[1], weight)
 
 
-class FusedRmsNormBackward0(Node):
+class FusedRmsNormBackward0(NodeBase):
     """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
@@ -5495,7 +5495,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
     return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], training, eps)
 
 
-class NativeBatchNormBackward0(Node):
+class NativeBatchNormBackward0(NodeBase):
     """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
@@ -5590,7 +5590,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
     return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], training, eps)
 
 
-class NativeBatchNormLegitBackward0(Node):
+class NativeBatchNormLegitBackward0(NodeBase):
     """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
@@ -5685,7 +5685,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
     return batch_norm_backward(grad, input, weight, bias, None, None, result[1], result[2], training, eps)
 
 
-class NativeBatchNormLegitBackward1(Node):
+class NativeBatchNormLegitBackward1(NodeBase):
     """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:127)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
@@ -5762,7 +5762,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
     return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], False, eps)
 
 
-class NativeBatchNormLegitNoTrainingBackward0(Node):
+class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
     """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
@@ -5852,7 +5852,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
     return group_norm_backward(grads, input, result[1], result[2], weight, bias, N, C, HxW, group)
 
 
-class NativeGroupNormBackward0(Node):
+class NativeGroupNormBackward0(NodeBase):
     """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
@@ -5939,7 +5939,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
     return grad * result[1] * (1.0 if not train else 0.0 if p == 1 else 1.0 / (1.0 - p))
 
 
-class NativeDropoutBackward0(Node):
+class NativeDropoutBackward0(NodeBase):
     """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:138)."""
 
     __slots__ = ('p_', 'train_', 'result_')
@@ -5982,7 +5982,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
     return embedding_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq)
 
 
-class EmbeddingBackward0(Node):
+class EmbeddingBackward0(NodeBase):
     """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:143)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
@@ -6026,7 +6026,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
     return not_implemented("embedding_renorm")
 
 
-class EmbeddingRenormBackward0(Node):
+class EmbeddingRenormBackward0(NodeBase):
     """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
 
     __slots__ = ()
@@ -6046,7 +6046,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
     return sdpa_backward(grad, query, key, value, attn_mask, dropout_p, is_causal, scale, result[1])
 
 
-class ScaledDotProductFlashAttentionForCpuBackward0(Node):
+class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
     """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
@@ -6133,7 +6133,7 @@ def _AddBackward0_1(grad, grads, alpha):
     return maybe_multiply(grad, conj_scalar(alpha))
 
 
-class AddBackward0(Node):
+class AddBackward0(NodeBase):
     """Backward of ``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:6)."""
 
     __slots__ = ('alpha_',)
@@ -6164,7 +6164,7 @@ def _AddBackward1_0(grad, grads):
     return grad
 
 
-class AddBackward1(Node):
+class AddBackward1(NodeBase):
     """Backward of ``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:11)."""
 
     __slots__ = ()
@@ -6192,7 +6192,7 @@ def _SubBackward0_1(grad, grads, alpha):
     return maybe_multiply(-grad, conj_scalar(alpha))
 
 
-class SubBackward0(Node):
+class SubBackward0(NodeBase):
     """Backward of ``sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:15)."""
 
     __slots__ = ('alpha_',)
@@ -6223,7 +6223,7 @@ def _SubBackward1_0(grad, grads):
     return grad
 
 
-class SubBackward1(Node):
+class SubBackward1(NodeBase):
     """Backward of ``sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:20)."""
 
     __slots__ = ()
@@ -6251,7 +6251,7 @@ def _RsubBackward0_1(grad, grads, alpha):
     return grad
 
 
-class RsubBackward0(Node):
+class RsubBackward0(NodeBase):
     """Backward of ``rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:24)."""
 
     __slots__ = ('alpha_',)
@@ -6282,7 +6282,7 @@ def _RsubBackward1_0(grad, grads, alpha):
     return maybe_multiply(-grad, conj_scalar(alpha))
 
 
-class RsubBackward1(Node):
+class RsubBackward1(NodeBase):
     """Backward of ``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:29)."""
 
     __slots__ = ('alpha_',)
@@ -6315,7 +6315,7 @@ def _MulBackward0_1(grad, grads, self, other):
     return grad * conj_scalar(self)
 
 
-class MulBackward0(Node):
+class MulBackward0(NodeBase):
     """Backward of ``mul.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:33)."""
 
     __slots__ = ('self_', 'other_')
@@ -6359,7 +6359,7 @@ def _MulBackward1_0(grad, grads, other):
     return grad * conj_scalar(other)
 
 
-class MulBackward1(Node):
+class MulBackward1(NodeBase):
     """Backward of ``mul.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:38)."""
 
     __slots__ = ('other_',)
@@ -6392,7 +6392,7 @@ def _DivBackward0_1(grad, grads, self, other):
     return div_other_backward(grad, self, other)
 
 
-class DivBackward0(Node):
+class DivBackward0(NodeBase):
     """Backward of ``div.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:42)."""
 
     __slots__ = ('self_', 'other_')
@@ -6436,7 +6436,7 @@ def _DivBackward1_0(grad, grads, other):
     return div_self_backward(grad, other)
 
 
-class DivBackward1(Node):
+class DivBackward1(NodeBase):
     """Backward of ``div.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:47)."""
 
     __slots__ = ('other_',)
@@ -6469,7 +6469,7 @@ def _DivBackward2_1(grad, grads, self, other, rounding_mode):
     return div_other_backward(grad, self, other, rounding_mode)
 
 
-class DivBackward2(Node):
+class DivBackward2(NodeBase):
     """Backward of ``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:51)."""
 
     __slots__ = ('self_', 'other_', 'rounding_mode_')
@@ -6514,7 +6514,7 @@ def _DivBackward3_0(grad, grads, other, rounding_mode):
     return div_self_backward(grad, other, rounding_mode)
 
 
-class DivBackward3(Node):
+class DivBackward3(NodeBase):
     """Backward of ``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:55)."""
 
     __slots__ = ('other_', 'rounding_mode_')
@@ -6544,7 +6544,7 @@ def _RemainderBackward0_0(grad, grads):
     return grad
 
 
-class RemainderBackward0(Node):
+class RemainderBackward0(NodeBase):
     """Backward of ``remainder.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:58)."""
 
     __slots__ = ()
@@ -6568,7 +6568,7 @@ def _RemainderBackward1_1(grad, grads, self, other):
     return -grad * self.div(other, rounding_mode="floor")
 
 
-class RemainderBackward1(Node):
+class RemainderBackward1(NodeBase):
     """Backward of ``remainder.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:61)."""
 
     __slots__ = ('self_', 'other_')
@@ -6608,7 +6608,7 @@ def _FmodBackward0_0(grad, grads):
     return grad
 
 
-class FmodBackward0(Node):
+class FmodBackward0(NodeBase):
     """Backward of ``fmod.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:65)."""
 
     __slots__ = ()
@@ -6632,7 +6632,7 @@ def _FmodBackward1_1(grad, grads, self, other):
     return -grad * self.div(other, rounding_mode="trunc")
 
 
-class FmodBackward1(Node):
+class FmodBackward1(NodeBase):
     """Backward of ``fmod.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:68)."""
 
     __slots__ = ('self_', 'other_')
@@ -6672,7 +6672,7 @@ def _PowBackward0_0(grad, grads, self, exponent):
     return pow_backward(grad, self, exponent)
 
 
-class PowBackward0(Node):
+class PowBackward0(NodeBase):
     """Backward of ``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:72)."""
 
     __slots__ = ('self_', 'exponent_')
@@ -6714,7 +6714,7 @@ def _PowBackward1_1(grad, grads, self, exponent, result):
     return pow_backward_exponent(grad, self, exponent, result)
 
 
-class PowBackward1(Node):
+class PowBackward1(NodeBase):
     """Backward of ``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:76)."""
 
     __slots__ = ('self_', 'exponent_', 'result_')
@@ -6763,7 +6763,7 @@ def _PowBackward2_0(grad, grads, exponent, self, result):
     return pow_scalar_backward_exponent(grad, self, exponent, result)
 
 
-class PowBackward2(Node):
+class PowBackward2(NodeBase):
     """Backward of ``pow.Scalar(Scalar self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:80)."""
 
     __slots__ = ('exponent_', 'self_', 'result_')
@@ -6814,7 +6814,7 @@ def _AddcmulBackward0_2(grad, grads, tensor1, tensor2, value):
     return grad * (tensor1 * value).conj()
 
 
-class AddcmulBackward0(Node):
+class AddcmulBackward0(NodeBase):
     """Backward of ``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:83)."""
 
     __slots__ = ('tensor1_', 'tensor2_', 'value_')
@@ -6873,7 +6873,7 @@ def _AddcdivBackward0_2(grad, grads, tensor1, tensor2, value):
     return -grad * (value * tensor1 / (tensor2 * tensor2)).conj()
 
 
-class AddcdivBackward0(Node):
+class AddcdivBackward0(NodeBase):
     """Backward of ``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:89)."""
 
     __slots__ = ('tensor1_', 'tensor2_', 'value_')
@@ -6928,7 +6928,7 @@ def _LerpBackward0_1(grad, grads, weight):
     return grad * weight
 
 
-class LerpBackward0(Node):
+class LerpBackward0(NodeBase):
     """Backward of ``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:95)."""
 
     __slots__ = ('weight_',)
@@ -6967,7 +6967,7 @@ def _LerpBackward1_2(grad, grads, self, end, weight):
     return grad * (end - self).conj()
 
 
-class LerpBackward1(Node):
+class LerpBackward1(NodeBase):
     """Backward of ``lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:100)."""
 
     __slots__ = ('self_', 'end_', 'weight_')
@@ -7022,7 +7022,7 @@ def _AbsBackward0_0(grad, grads, self):
     return grad * self.sgn()
 
 
-class AbsBackward0(Node):
+class AbsBackward0(NodeBase):
     """Backward of ``abs(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:107)."""
 
     __slots__ = ('self_',)
@@ -7055,7 +7055,7 @@ def _NegBackward0_0(grad, grads):
     return -grad
 
 
-class NegBackward0(Node):
+class NegBackward0(NodeBase):
     """Backward of ``neg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:111)."""
 
     __slots__ = ()
@@ -7075,7 +7075,7 @@ def _SignBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class SignBackward0(Node):
+class SignBackward0(NodeBase):
     """Backward of ``sign(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:115)."""
 
     __slots__ = ()
@@ -7099,7 +7099,7 @@ def _SgnBackward0_0(grad, grads, self, result):
     return sgn_backward(self, grad, result)
 
 
-class SgnBackward0(Node):
+class SgnBackward0(NodeBase):
     """Backward of ``sgn(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:119)."""
 
     __slots__ = ('self_', 'result_')
@@ -7141,7 +7141,7 @@ def _ExpBackward0_0(grad, grads, result):
     return grad * result.conj()
 
 
-class ExpBackward0(Node):
+class ExpBackward0(NodeBase):
     """Backward of ``exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:123)."""
 
     __slots__ = ('result_',)
@@ -7174,7 +7174,7 @@ def _Exp2Backward0_0(grad, grads, result):
     return grad * result.conj() * 0.6931471805599453
 
 
-class Exp2Backward0(Node):
+class Exp2Backward0(NodeBase):
     """Backward of ``exp2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:127)."""
 
     __slots__ = ('result_',)
@@ -7207,7 +7207,7 @@ def _Expm1Backward0_0(grad, grads, result):
     return grad * (result.conj() + 1)
 
 
-class Expm1Backward0(Node):
+class Expm1Backward0(NodeBase):
     """Backward of ``expm1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:131)."""
 
     __slots__ = ('result_',)
@@ -7240,7 +7240,7 @@ def _LogBackward0_0(grad, grads, self):
     return grad / self.conj()
 
 
-class LogBackward0(Node):
+class LogBackward0(NodeBase):
     """Backward of ``log(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:135)."""
 
     __slots__ = ('self_',)
@@ -7273,7 +7273,7 @@ def _Log2Backward0_0(grad, grads, self):
     return grad / (self.conj() * 0.6931471805599453)
 
 
-class Log2Backward0(Node):
+class Log2Backward0(NodeBase):
     """Backward of ``log2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:139)."""
 
     __slots__ = ('self_',)
@@ -7306,7 +7306,7 @@ def _Log10Backward0_0(grad, grads, self):
     return grad / (self.conj() * 2.3025850929940456)
 
 
-class Log10Backward0(Node):
+class Log10Backward0(NodeBase):
     """Backward of ``log10(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:143)."""
 
     __slots__ = ('self_',)
@@ -7339,7 +7339,7 @@ def _Log1PBackward0_0(grad, grads, self):
     return grad / (self.conj() + 1)
 
 
-class Log1PBackward0(Node):
+class Log1PBackward0(NodeBase):
     """Backward of ``log1p(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:147)."""
 
     __slots__ = ('self_',)
@@ -7372,7 +7372,7 @@ def _SqrtBackward0_0(grad, grads, result):
     return grad / (2 * result.conj())
 
 
-class SqrtBackward0(Node):
+class SqrtBackward0(NodeBase):
     """Backward of ``sqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:151)."""
 
     __slots__ = ('result_',)
@@ -7405,7 +7405,7 @@ def _RsqrtBackward0_0(grad, grads, result):
     return -0.5 * grad * result.pow(3).conj()
 
 
-class RsqrtBackward0(Node):
+class RsqrtBackward0(NodeBase):
     """Backward of ``rsqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:155)."""
 
     __slots__ = ('result_',)
@@ -7438,7 +7438,7 @@ def _ReciprocalBackward0_0(grad, grads, result):
     return -grad * (result * result).conj()
 
 
-class ReciprocalBackward0(Node):
+class ReciprocalBackward0(NodeBase):
     """Backward of ``reciprocal(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:159)."""
 
     __slots__ = ('result_',)
@@ -7471,7 +7471,7 @@ def _SquareBackward0_0(grad, grads, self):
     return grad * (2.0 * self.conj())
 
 
-class SquareBackward0(Node):
+class SquareBackward0(NodeBase):
     """Backward of ``square(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:163)."""
 
     __slots__ = ('self_',)
@@ -7504,7 +7504,7 @@ def _SinBackward0_0(grad, grads, self):
     return grad * self.cos().conj()
 
 
-class SinBackward0(Node):
+class SinBackward0(NodeBase):
     """Backward of ``sin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:167)."""
 
     __slots__ = ('self_',)
@@ -7537,7 +7537,7 @@ def _CosBackward0_0(grad, grads, self):
     return grad * -self.sin().conj()
 
 
-class CosBackward0(Node):
+class CosBackward0(NodeBase):
     """Backward of ``cos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:171)."""
 
     __slots__ = ('self_',)
@@ -7570,7 +7570,7 @@ def _TanBackward0_0(grad, grads, result):
     return grad * (1 + result.pow(2)).conj()
 
 
-class TanBackward0(Node):
+class TanBackward0(NodeBase):
     """Backward of ``tan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:175)."""
 
     __slots__ = ('result_',)
@@ -7603,7 +7603,7 @@ def _AsinBackward0_0(grad, grads, self):
     return grad * (-self * self + 1).rsqrt().conj()
 
 
-class AsinBackward0(Node):
+class AsinBackward0(NodeBase):
     """Backward of ``asin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:179)."""
 
     __slots__ = ('self_',)
@@ -7636,7 +7636,7 @@ def _AcosBackward0_0(grad, grads, self):
     return grad * -((-self * self + 1).rsqrt()).conj()
 
 
-class AcosBackward0(Node):
+class AcosBackward0(NodeBase):
     """Backward of ``acos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:183)."""
 
     __slots__ = ('self_',)
@@ -7669,7 +7669,7 @@ def _AtanBackward0_0(grad, grads, self):
     return grad / (self * self + 1).conj()
 
 
-class AtanBackward0(Node):
+class AtanBackward0(NodeBase):
     """Backward of ``atan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:187)."""
 
     __slots__ = ('self_',)
@@ -7702,7 +7702,7 @@ def _SinhBackward0_0(grad, grads, self):
     return grad * self.cosh().conj()
 
 
-class SinhBackward0(Node):
+class SinhBackward0(NodeBase):
     """Backward of ``sinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:191)."""
 
     __slots__ = ('self_',)
@@ -7735,7 +7735,7 @@ def _CoshBackward0_0(grad, grads, self):
     return grad * self.sinh().conj()
 
 
-class CoshBackward0(Node):
+class CoshBackward0(NodeBase):
     """Backward of ``cosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:195)."""
 
     __slots__ = ('self_',)
@@ -7768,7 +7768,7 @@ def _TanhBackward0_0(grad, grads, result):
     return tanh_backward(grad, result)
 
 
-class TanhBackward0(Node):
+class TanhBackward0(NodeBase):
     """Backward of ``tanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:199)."""
 
     __slots__ = ('result_',)
@@ -7805,7 +7805,7 @@ def _TanhBackwardBackward0_1(grad, grads, grad_output, output):
     return grad.conj() * (-2 * output.conj() * grad_output)
 
 
-class TanhBackwardBackward0(Node):
+class TanhBackwardBackward0(NodeBase):
     """Backward of ``tanh_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:203)."""
 
     __slots__ = ('grad_output_', 'output_')
@@ -7845,7 +7845,7 @@ def _AsinhBackward0_0(grad, grads, self):
     return grad * (self.pow(2) + 1).rsqrt().conj()
 
 
-class AsinhBackward0(Node):
+class AsinhBackward0(NodeBase):
     """Backward of ``asinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:207)."""
 
     __slots__ = ('self_',)
@@ -7878,7 +7878,7 @@ def _AcoshBackward0_0(grad, grads, self):
     return grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj() if self.is_complex() else grad * (self * self - 1).rsqrt()
 
 
-class AcoshBackward0(Node):
+class AcoshBackward0(NodeBase):
     """Backward of ``acosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:211)."""
 
     __slots__ = ('self_',)
@@ -7911,7 +7911,7 @@ def _AtanhBackward0_0(grad, grads, self):
     return grad * 1 / (1 - self.pow(2)).conj()
 
 
-class AtanhBackward0(Node):
+class AtanhBackward0(NodeBase):
     """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:216)."""
 
     __slots__ = ('self_',)
@@ -7944,7 +7944,7 @@ def _SigmoidBackward0_0(grad, grads, result):
     return sigmoid_backward(grad, result)
 
 
-class SigmoidBackward0(Node):
+class SigmoidBackward0(NodeBase):
     """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:220)."""
 
     __slots__ = ('result_',)
@@ -7981,7 +7981,7 @@ def _SigmoidBackwardBackward0_1(grad, grads, grad_output, output):
     return grad.conj() * grad_output * (-2 * output.conj() + 1)
 
 
-class SigmoidBackwardBackward0(Node):
+class SigmoidBackwardBackward0(NodeBase):
     """Backward of ``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:224)."""
 
     __slots__ = ('grad_output_', 'output_')
@@ -8021,7 +8021,7 @@ def _ErfBackward0_0(grad, grads, self):
     return 1.1283791670955126 * (-(self.pow(2))).exp() * grad
 
 
-class ErfBackward0(Node):
+class ErfBackward0(NodeBase):
     """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:228)."""
 
     __slots__ = ('self_',)
@@ -8054,7 +8054,7 @@ def _ErfcBackward0_0(grad, grads, self):
     return -1.1283791670955126 * (-(self.pow(2))).exp() * grad
 
 
-class ErfcBackward0(Node):
+class ErfcBackward0(NodeBase):
     """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:232)."""
 
     __slots__ = ('self_',)
@@ -8087,7 +8087,7 @@ def _ErfinvBackward0_0(grad, grads, self):
     return 0.886226925452758 * self.erfinv().pow(2).exp() * grad
 
 
-class ErfinvBackward0(Node):
+class ErfinvBackward0(NodeBase):
     """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:236)."""
 
     __slots__ = ('self_',)
@@ -8120,7 +8120,7 @@ def _FloorBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class FloorBackward0(Node):
+class FloorBackward0(NodeBase):
     """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:240)."""
 
     __slots__ = ()
@@ -8144,7 +8144,7 @@ def _CeilBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class CeilBackward0(Node):
+class CeilBackward0(NodeBase):
     """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:244)."""
 
     __slots__ = ()
@@ -8168,7 +8168,7 @@ def _TruncBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class TruncBackward0(Node):
+class TruncBackward0(NodeBase):
     """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:248)."""
 
     __slots__ = ()
@@ -8192,7 +8192,7 @@ def _FracBackward0_0(grad, grads):
     return grad
 
 
-class FracBackward0(Node):
+class FracBackward0(NodeBase):
     """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:252)."""
 
     __slots__ = ()
@@ -8216,7 +8216,7 @@ def _RoundBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class RoundBackward0(Node):
+class RoundBackward0(NodeBase):
     """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:256)."""
 
     __slots__ = ()
@@ -8240,7 +8240,7 @@ def _RoundBackward1_0(grad, grads):
     return zeros_like(grad)
 
 
-class RoundBackward1(Node):
+class RoundBackward1(NodeBase):
     """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:260)."""
 
     __slots__ = ()
@@ -8264,7 +8264,7 @@ def _NanToNumBackward0_0(grad, grads, self):
     return grad * self.isfinite()
 
 
-class NanToNumBackward0(Node):
+class NanToNumBackward0(NodeBase):
     """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:264)."""
 
     __slots__ = ('self_',)
@@ -8301,7 +8301,7 @@ def _Atan2Backward0_1(grad, grads, self, other):
     return grad * -self * atan2_recip(self, other)
 
 
-class Atan2Backward0(Node):
+class Atan2Backward0(NodeBase):
     """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:269)."""
 
     __slots__ = ('self_', 'other_')
@@ -8345,7 +8345,7 @@ def _HypotBackward0_1(grad, grads, self, other, result):
     return grad * other / result
 
 
-class HypotBackward0(Node):
+class HypotBackward0(NodeBase):
     """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:273)."""
 
     __slots__ = ('self_', 'other_', 'result_')
@@ -8398,7 +8398,7 @@ def _CopysignBackward0_1(grad, grads, self, other, result):
     return zeros_like(other)
 
 
-class CopysignBackward0(Node):
+class CopysignBackward0(NodeBase):
     """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:277)."""
 
     __slots__ = ('self_', 'other_', 'result_')
@@ -8447,7 +8447,7 @@ def _CopysignBackward1_0(grad, grads, self, result):
     return copysign_backward(grad, self, result)
 
 
-class CopysignBackward1(Node):
+class CopysignBackward1(NodeBase):
     """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:281)."""
 
     __slots__ = ('self_', 'result_')
@@ -8489,7 +8489,7 @@ def _XlogyBackward0_1(grad, grads, self, other):
     return grad * self / other
 
 
-class XlogyBackward0(Node):
+class XlogyBackward0(NodeBase):
     """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:284)."""
 
     __slots__ = ('self_', 'other_')
@@ -8533,7 +8533,7 @@ def _XlogyBackward1_0(grad, grads, other, self):
     return grad * self / other
 
 
-class XlogyBackward1(Node):
+class XlogyBackward1(NodeBase):
     """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:289)."""
 
     __slots__ = ('other_', 'self_')
@@ -8567,7 +8567,7 @@ def _XlogyBackward2_0(grad, grads, self, other):
     return xlogy_scalar_other_backward(grad, self, other)
 
 
-class XlogyBackward2(Node):
+class XlogyBackward2(NodeBase):
     """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:292)."""
 
     __slots__ = ('self_', 'other_')
@@ -8605,7 +8605,7 @@ def _LogaddexpBackward0_1(grad, grads, self, other):
     return grad / (1 + (self - other).exp())
 
 
-class LogaddexpBackward0(Node):
+class LogaddexpBackward0(NodeBase):
     """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:295)."""
 
     __slots__ = ('self_', 'other_')
@@ -8649,7 +8649,7 @@ def _MaximumBackward0_1(grad, grads, self, other):
     return minmax_backward(grad, other, self, True)
 
 
-class MaximumBackward0(Node):
+class MaximumBackward0(NodeBase):
     """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
 
     __slots__ = ('self_', 'other_')
@@ -8693,7 +8693,7 @@ def _FmaxBackward0_1(grad, grads, self, other):
     return fminmax_backward(grad, self, other, True, False)
 
 
-class FmaxBackward0(Node):
+class FmaxBackward0(NodeBase):
     """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:303)."""
 
     __slots__ = ('self_', 'other_')
@@ -8737,7 +8737,7 @@ def _MinimumBackward0_1(grad, grads, self, other):
     return minmax_backward(grad, other, self, False)
 
 
-class MinimumBackward0(Node):
+class MinimumBackward0(NodeBase):
     """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:307)."""
 
     __slots__ = ('self_', 'other_')
@@ -8781,7 +8781,7 @@ def _FminBackward0_1(grad, grads, self, other):
     return fminmax_backward(grad, self, other, False, False)
 
 
-class FminBackward0(Node):
+class FminBackward0(NodeBase):
     """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:311)."""
 
     __slots__ = ('self_', 'other_')
@@ -8825,7 +8825,7 @@ def _ClampBackward0_1(grad, grads, self, min, max):
     return clamp_backward_min_max(grad, self, min, max)
 
 
-class ClampBackward0(Node):
+class ClampBackward0(NodeBase):
     """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:316)."""
 
     __slots__ = ('self_', 'min_', 'max_')
@@ -8876,7 +8876,7 @@ def _ClampBackward1_0(grad, grads, self, min, max):
     return clamp_backward(grad, self, min, max)
 
 
-class ClampBackward1(Node):
+class ClampBackward1(NodeBase):
     """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:320)."""
 
     __slots__ = ('self_', 'min_', 'max_')
@@ -8919,7 +8919,7 @@ def _ClampMinBackward0_0(grad, grads, self, min):
     return where_grad(self >= min, grad)
 
 
-class ClampMinBackward0(Node):
+class ClampMinBackward0(NodeBase):
     """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:324)."""
 
     __slots__ = ('self_', 'min_')
@@ -8961,7 +8961,7 @@ def _ClampMinBackward1_1(grad, grads, self, min):
     return where_grad(self < min, grad)
 
 
-class ClampMinBackward1(Node):
+class ClampMinBackward1(NodeBase):
     """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:328)."""
 
     __slots__ = ('self_', 'min_')
@@ -9001,7 +9001,7 @@ def _ClampMaxBackward0_0(grad, grads, self, max):
     return where_grad(self <= max, grad)
 
 
-class ClampMaxBackward0(Node):
+class ClampMaxBackward0(NodeBase):
     """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:332)."""
 
     __slots__ = ('self_', 'max_')
@@ -9043,7 +9043,7 @@ def _ClampMaxBackward1_1(grad, grads, self, max):
     return where_grad(self > max, grad)
 
 
-class ClampMaxBackward1(Node):
+class ClampMaxBackward1(NodeBase):
     """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:336)."""
 
     __slots__ = ('self_', 'max_')
@@ -9087,7 +9087,7 @@ def _WhereBackward0_1(grad, grads, condition):
     return where_grad(condition.logical_not(), grad)
 
 
-class WhereBackward0(Node):
+class WhereBackward0(NodeBase):
     """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:340)."""
 
     __slots__ = ('condition_',)
@@ -9122,7 +9122,7 @@ def _EqBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class EqBackward0(Node):
+class EqBackward0(NodeBase):
     """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:349)."""
 
     __slots__ = ()
@@ -9146,7 +9146,7 @@ def _EqBackward1_1(grad, grads):
     return zeros_like(grad)
 
 
-class EqBackward1(Node):
+class EqBackward1(NodeBase):
     """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:352)."""
 
     __slots__ = ()
@@ -9168,7 +9168,7 @@ def _GeBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class GeBackward0(Node):
+class GeBackward0(NodeBase):
     """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:356)."""
 
     __slots__ = ()
@@ -9192,7 +9192,7 @@ def _GeBackward1_1(grad, grads):
     return zeros_like(grad)
 
 
-class GeBackward1(Node):
+class GeBackward1(NodeBase):
     """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:359)."""
 
     __slots__ = ()
@@ -9214,7 +9214,7 @@ def _GtBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class GtBackward0(Node):
+class GtBackward0(NodeBase):
     """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:363)."""
 
     __slots__ = ()
@@ -9238,7 +9238,7 @@ def _GtBackward1_1(grad, grads):
     return zeros_like(grad)
 
 
-class GtBackward1(Node):
+class GtBackward1(NodeBase):
     """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:366)."""
 
     __slots__ = ()
@@ -9260,7 +9260,7 @@ def _LeBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class LeBackward0(Node):
+class LeBackward0(NodeBase):
     """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:370)."""
 
     __slots__ = ()
@@ -9284,7 +9284,7 @@ def _LeBackward1_1(grad, grads):
     return zeros_like(grad)
 
 
-class LeBackward1(Node):
+class LeBackward1(NodeBase):
     """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:373)."""
 
     __slots__ = ()
@@ -9306,7 +9306,7 @@ def _LtBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class LtBackward0(Node):
+class LtBackward0(NodeBase):
     """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:377)."""
 
     __slots__ = ()
@@ -9330,7 +9330,7 @@ def _LtBackward1_1(grad, grads):
     return zeros_like(grad)
 
 
-class LtBackward1(Node):
+class LtBackward1(NodeBase):
     """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:380)."""
 
     __slots__ = ()
@@ -9352,7 +9352,7 @@ def _NeBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class NeBackward0(Node):
+class NeBackward0(NodeBase):
     """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:384)."""
 
     __slots__ = ()
@@ -9376,7 +9376,7 @@ def _NeBackward1_1(grad, grads):
     return zeros_like(grad)
 
 
-class NeBackward1(Node):
+class NeBackward1(NodeBase):
     """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:387)."""
 
     __slots__ = ()
@@ -9402,7 +9402,7 @@ def _NextafterBackward0_1(grad, grads, self, other):
     return zeros_like(other)
 
 
-class NextafterBackward0(Node):
+class NextafterBackward0(NodeBase):
     """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:410)."""
 
     __slots__ = ('self_', 'other_')
@@ -9442,7 +9442,7 @@ def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class BernoulliBackward0(Node):
+class BernoulliBackward0(NodeBase):
     """Backward of ``bernoulli(Tensor self, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:6)."""
 
     __slots__ = ()
@@ -9466,7 +9466,7 @@ def _BernoulliBackward1_1(grad, grads, p):
     return zeros_like(p)
 
 
-class BernoulliBackward1(Node):
+class BernoulliBackward1(NodeBase):
     """Backward of ``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:9)."""
 
     __slots__ = ('p_',)
@@ -9497,7 +9497,7 @@ def _BernoulliBackward2_0(grad, grads):
     return zeros_like(grad)
 
 
-class BernoulliBackward2(Node):
+class BernoulliBackward2(NodeBase):
     """Backward of ``bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:13)."""
 
     __slots__ = ()
@@ -9517,7 +9517,7 @@ def _ExponentialBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class ExponentialBackward0(Node):
+class ExponentialBackward0(NodeBase):
     """Backward of ``exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:16)."""
 
     __slots__ = ()
@@ -9537,7 +9537,7 @@ def _NormalBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class NormalBackward0(Node):
+class NormalBackward0(NodeBase):
     """Backward of ``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:19)."""
 
     __slots__ = ()
@@ -9557,7 +9557,7 @@ def _RandomBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class RandomBackward0(Node):
+class RandomBackward0(NodeBase):
     """Backward of ``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:22)."""
 
     __slots__ = ()
@@ -9577,7 +9577,7 @@ def _RandomBackward1_0(grad, grads):
     return zeros_like(grad)
 
 
-class RandomBackward1(Node):
+class RandomBackward1(NodeBase):
     """Backward of ``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:25)."""
 
     __slots__ = ()
@@ -9597,7 +9597,7 @@ def _RandomBackward2_0(grad, grads):
     return zeros_like(grad)
 
 
-class RandomBackward2(Node):
+class RandomBackward2(NodeBase):
     """Backward of ``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:28)."""
 
     __slots__ = ()
@@ -9617,7 +9617,7 @@ def _UniformBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
-class UniformBackward0(Node):
+class UniformBackward0(NodeBase):
     """Backward of ``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:31)."""
 
     __slots__ = ()
@@ -9637,7 +9637,7 @@ def _SumBackward0_0(grad, grads, self_dtype, self_sizes):
     return grad.expand(self_sizes).to(self_dtype)
 
 
-class SumBackward0(Node):
+class SumBackward0(NodeBase):
     """Backward of ``sum(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:3)."""
 
     __slots__ = ('self_dtype_', 'self_sizes_')
@@ -9663,7 +9663,7 @@ def _SumBackward1_0(grad, grads, dim, keepdim, self_dtype, self_sizes):
     return sum_backward(grad, self_sizes, dim, keepdim).to(self_dtype)
 
 
-class SumBackward1(Node):
+class SumBackward1(NodeBase):
     """Backward of ``sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:7)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_dtype_', 'self_sizes_')
@@ -9699,7 +9699,7 @@ def _MeanBackward0_0(grad, grads, self_numel, self_sizes):
     return grad.expand(self_sizes) / self_numel
 
 
-class MeanBackward0(Node):
+class MeanBackward0(NodeBase):
     """Backward of ``mean(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:11)."""
 
     __slots__ = ('self_numel_', 'self_sizes_')
@@ -9729,7 +9729,7 @@ def _MeanBackward1_0(grad, grads, dim, keepdim, self_numel, self_sizes):
     return mean_backward(grad, self_sizes, dim, self_numel, keepdim)
 
 
-class MeanBackward1(Node):
+class MeanBackward1(NodeBase):
     """Backward of ``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:15)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_numel_', 'self_sizes_')
@@ -9769,7 +9769,7 @@ def _ProdBackward0_0(grad, grads, self, result):
     return prod_backward(grad, self.to(grad.dtype), result)
 
 
-class ProdBackward0(Node):
+class ProdBackward0(NodeBase):
     """Backward of ``prod(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:19)."""
 
     __slots__ = ('self_', 'result_')
@@ -9807,7 +9807,7 @@ def _ProdBackward1_0(grad, grads, self, dim, keepdim, result):
     return prod_dim_backward(grad, self.to(grad.dtype), result, dim, keepdim)
 
 
-class ProdBackward1(Node):
+class ProdBackward1(NodeBase):
     """Backward of ``prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:22)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
@@ -9855,7 +9855,7 @@ def _MaxBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
 
 
-class MaxBackward0(Node):
+class MaxBackward0(NodeBase):
     """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:25)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
@@ -9899,7 +9899,7 @@ def _MaxBackward1_0(grad, grads, self, result):
     return evenly_distribute_backward(grad, self, result)
 
 
-class MaxBackward1(Node):
+class MaxBackward1(NodeBase):
     """Backward of ``max(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:29)."""
 
     __slots__ = ('self_', 'result_')
@@ -9937,7 +9937,7 @@ def _MinBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
 
 
-class MinBackward0(Node):
+class MinBackward0(NodeBase):
     """Backward of ``min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:32)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
@@ -9981,7 +9981,7 @@ def _MinBackward1_0(grad, grads, self, result):
     return evenly_distribute_backward(grad, self, result)
 
 
-class MinBackward1(Node):
+class MinBackward1(NodeBase):
     """Backward of ``min(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:36)."""
 
     __slots__ = ('self_', 'result_')
@@ -10019,7 +10019,7 @@ def _AmaxBackward0_0(grad, grads, self, dim, keepdim, result):
     return amax_backward(grad, self, dim, keepdim, result)
 
 
-class AmaxBackward0(Node):
+class AmaxBackward0(NodeBase):
     """Backward of ``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:39)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
@@ -10067,7 +10067,7 @@ def _AminBackward0_0(grad, grads, self, dim, keepdim, result):
     return amax_backward(grad, self, dim, keepdim, result)
 
 
-class AminBackward0(Node):
+class AminBackward0(NodeBase):
     """Backward of ``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:42)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
@@ -10115,7 +10115,7 @@ def _LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result):
     return logsumexp_backward(grad, self, result, dim, keepdim)
 
 
-class LogsumexpBackward0(Node):
+class LogsumexpBackward0(NodeBase):
     """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:45)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
@@ -10163,7 +10163,7 @@ def _VarBackward0_0(grad, grads, self, dim, correction, keepdim):
     return var_backward(grad, self, dim, correction, keepdim)
 
 
-class VarBackward0(Node):
+class VarBackward0(NodeBase):
     """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:48)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
@@ -10207,7 +10207,7 @@ def _StdBackward0_0(grad, grads, self, dim, correction, keepdim, result):
     return std_backward(result, grad, self, dim, correction, keepdim)
 
 
-class StdBackward0(Node):
+class StdBackward0(NodeBase):
     """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:51)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
@@ -10260,7 +10260,7 @@ def _VarMeanBackward0_0(grad, grads, self, dim, correction, keepdim):
     return var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
 
 
-class VarMeanBackward0(Node):
+class VarMeanBackward0(NodeBase):
     """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:54)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
@@ -10304,7 +10304,7 @@ def _StdMeanBackward0_0(grad, grads, self, dim, correction, keepdim, result):
     return std_mean_backward(grads[0], grads[1], self, result[0], dim, correction, keepdim)
 
 
-class StdMeanBackward0(Node):
+class StdMeanBackward0(NodeBase):
     """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:57)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
@@ -10357,7 +10357,7 @@ def _NormBackward0_0(grad, grads, self, p, result):
     return norm_backward(grad, self, p, result)
 
 
-class NormBackward0(Node):
+class NormBackward0(NodeBase):
     """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:60)."""
 
     __slots__ = ('self_', 'p_', 'result_')
@@ -10400,7 +10400,7 @@ def _NormBackward1_0(grad, grads, self, p, dim, keepdim, result):
     return norm_backward(grad, self, p, result, dim, keepdim)
 
 
-class NormBackward1(Node):
+class NormBackward1(NodeBase):
     """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:63)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
@@ -10453,7 +10453,7 @@ def _NormBackward2_0(grad, grads, self, p, result):
     return norm_backward(grad, self.to(grad.dtype), p, result)
 
 
-class NormBackward2(Node):
+class NormBackward2(NodeBase):
     """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:66)."""
 
     __slots__ = ('self_', 'p_', 'result_')
@@ -10496,7 +10496,7 @@ def _NormBackward3_0(grad, grads, self, p, dim, keepdim, result):
     return norm_backward(grad, self.to(grad.dtype), p, result, dim, keepdim)
 
 
-class NormBackward3(Node):
+class NormBackward3(NodeBase):
     """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:69)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
@@ -10549,7 +10549,7 @@ def _LinalgVectorNormBackward0_0(grad, grads, self, ord, dim, keepdim, result):
     return norm_backward(grad, self, ord, result, dim, keepdim)
 
 
-class LinalgVectorNormBackward0(Node):
+class LinalgVectorNormBackward0(NodeBase):
     """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:72)."""
 
     __slots__ = ('self_', 'ord_', 'dim_', 'keepdim_', 'result_')
@@ -10602,7 +10602,7 @@ def _CumsumBackward0_0(grad, grads, dim, self_dtype):
     return cumsum_backward(grad.to(self_dtype), dim)
 
 
-class CumsumBackward0(Node):
+class CumsumBackward0(NodeBase):
     """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:75)."""
 
     __slots__ = ('dim_', 'self_dtype_')
@@ -10628,7 +10628,7 @@ def _CumprodBackward0_0(grad, grads, self, dim, self_dtype, result):
     return cumprod_backward(grad.to(self_dtype), self, dim, result)
 
 
-class CumprodBackward0(Node):
+class CumprodBackward0(NodeBase):
     """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:79)."""
 
     __slots__ = ('self_', 'dim_', 'self_dtype_', 'result_')
@@ -10672,7 +10672,7 @@ def _NansumBackward0_0(grad, grads, self, dim, keepdim, self_dtype):
     return nansum_backward(grad.to(self_dtype), self, dim, keepdim)
 
 
-class NansumBackward0(Node):
+class NansumBackward0(NodeBase):
     """Backward of ``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:82)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'self_dtype_')
@@ -10712,7 +10712,7 @@ def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
     return cat_tensors_backward(grad, tensors_sizes, tensors_dtype, dim)
 
 
-class CatBackward0(Node):
+class CatBackward0(NodeBase):
     """Backward of ``cat(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:6)."""
 
     __slots__ = ('dim_', 'tensors_dtype_', 'tensors_sizes_', 'tensors_size_')
@@ -10740,7 +10740,7 @@ def _StackBackward0_0(grad, grads, dim, tensors_dtype):
     return stack_tensors_backward(grad, dim, tensors_dtype)
 
 
-class StackBackward0(Node):
+class StackBackward0(NodeBase):
     """Backward of ``stack(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:10)."""
 
     __slots__ = ('dim_', 'tensors_dtype_', 'tensors_size_')
@@ -10767,7 +10767,7 @@ def _TrilBackward0_0(grad, grads, diagonal):
     return grad.tril(diagonal)
 
 
-class TrilBackward0(Node):
+class TrilBackward0(NodeBase):
     """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:14)."""
 
     __slots__ = ('diagonal_',)
@@ -10792,7 +10792,7 @@ def _TriuBackward0_0(grad, grads, diagonal):
     return grad.triu(diagonal)
 
 
-class TriuBackward0(Node):
+class TriuBackward0(NodeBase):
     """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:18)."""
 
     __slots__ = ('diagonal_',)
@@ -10817,7 +10817,7 @@ def _RepeatBackward0_0(grad, grads, repeats, self_sizes):
     return repeat_backward(grad, repeats, self_sizes)
 
 
-class RepeatBackward0(Node):
+class RepeatBackward0(NodeBase):
     """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:22)."""
 
     __slots__ = ('repeats_', 'self_sizes_')
@@ -10847,7 +10847,7 @@ def _FlipBackward0_0(grad, grads, dims):
     return grad.flip(dims)
 
 
-class FlipBackward0(Node):
+class FlipBackward0(NodeBase):
     """Backward of ``flip(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:26)."""
 
     __slots__ = ('dims_',)
@@ -10872,7 +10872,7 @@ def _RollBackward0_0(grad, grads, shifts, dims):
     return roll_backward(grad, shifts, dims)
 
 
-class RollBackward0(Node):
+class RollBackward0(NodeBase):
     """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:30)."""
 
     __slots__ = ('shifts_', 'dims_')
@@ -10902,7 +10902,7 @@ def _Rot90Backward0_0(grad, grads, k, dims):
     return grad.rot90(-k, dims)
 
 
-class Rot90Backward0(Node):
+class Rot90Backward0(NodeBase):
     """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:34)."""
 
     __slots__ = ('k_', 'dims_')
@@ -10932,7 +10932,7 @@ def _DiagEmbedBackward0_0(grad, grads, offset, dim1, dim2):
     return grad.diagonal(offset, dim1, dim2)
 
 
-class DiagEmbedBackward0(Node):
+class DiagEmbedBackward0(NodeBase):
     """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:38)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_')
@@ -10967,7 +10967,7 @@ def _NarrowCopyBackward0_0(grad, grads, dim, start, length, self_sizes):
     return slice_backward(grad, self_sizes, dim, start, start + length, 1)
 
 
-class NarrowCopyBackward0(Node):
+class NarrowCopyBackward0(NodeBase):
     """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
 
     __slots__ = ('dim_', 'start_', 'length_', 'self_sizes_')
@@ -11007,7 +11007,7 @@ def _ConstantPadNdBackward0_0(grad, grads, pad):
     return constant_pad_backward(grad, pad)
 
 
-class ConstantPadNdBackward0(Node):
+class ConstantPadNdBackward0(NodeBase):
     """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:46)."""
 
     __slots__ = ('pad_',)
@@ -11032,7 +11032,7 @@ def _ReflectionPad1DBackward0_0(grad, grads, self, padding):
     return reflection_pad_backward(grad, self, padding)
 
 
-class ReflectionPad1DBackward0(Node):
+class ReflectionPad1DBackward0(NodeBase):
     """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:49)."""
 
     __slots__ = ('self_', 'padding_')
@@ -11070,7 +11070,7 @@ def _ReflectionPad1DBackwardBackward0_1(grad, grads, padding):
     return zeros_like(grad)
 
 
-class ReflectionPad1DBackwardBackward0(Node):
+class ReflectionPad1DBackwardBackward0(NodeBase):
     """Backward of ``reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:53)."""
 
     __slots__ = ('padding_',)
@@ -11097,7 +11097,7 @@ def _ReflectionPad2DBackward0_0(grad, grads, self, padding):
     return reflection_pad_backward(grad, self, padding)
 
 
-class ReflectionPad2DBackward0(Node):
+class ReflectionPad2DBackward0(NodeBase):
     """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:57)."""
 
     __slots__ = ('self_', 'padding_')
@@ -11135,7 +11135,7 @@ def _ReflectionPad2DBackwardBackward0_1(grad, grads, padding):
     return zeros_like(grad)
 
 
-class ReflectionPad2DBackwardBackward0(Node):
+class ReflectionPad2DBackwardBackward0(NodeBase):
     """Backward of ``reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:61)."""
 
     __slots__ = ('padding_',)
@@ -11162,7 +11162,7 @@ def _ReplicationPad1DBackward0_0(grad, grads, self, padding):
     return replication_pad_backward(grad, self, padding)
 
 
-class ReplicationPad1DBackward0(Node):
+class ReplicationPad1DBackward0(NodeBase):
     """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:65)."""
 
     __slots__ = ('self_', 'padding_')
@@ -11200,7 +11200,7 @@ def _ReplicationPad1DBackwardBackward0_1(grad, grads, padding):
     return zeros_like(grad)
 
 
-class ReplicationPad1DBackwardBackward0(Node):
+class ReplicationPad1DBackwardBackward0(NodeBase):
     """Backward of ``replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:69)."""
 
     __slots__ = ('padding_',)
@@ -11227,7 +11227,7 @@ def _ReplicationPad2DBackward0_0(grad, grads, self, padding):
     return replication_pad_backward(grad, self, padding)
 
 
-class ReplicationPad2DBackward0(Node):
+class ReplicationPad2DBackward0(NodeBase):
     """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:73)."""
 
     __slots__ = ('self_', 'padding_')
@@ -11265,7 +11265,7 @@ def _ReplicationPad2DBackwardBackward0_1(grad, grads, padding):
     return zeros_like(grad)
 
 
-class ReplicationPad2DBackwardBackward0(Node):
+class ReplicationPad2DBackwardBackward0(NodeBase):
     """Backward of ``replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:77)."""
 
     __slots__ = ('padding_',)
@@ -11292,7 +11292,7 @@ def _ReflectionPad3DBackward0_0(grad, grads, self, padding):
     return reflection_pad_backward(grad, self, padding)
 
 
-class ReflectionPad3DBackward0(Node):
+class ReflectionPad3DBackward0(NodeBase):
     """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:81)."""
 
     __slots__ = ('self_', 'padding_')
@@ -11330,7 +11330,7 @@ def _ReflectionPad3DBackwardBackward0_1(grad, grads, padding):
     return zeros_like(grad)
 
 
-class ReflectionPad3DBackwardBackward0(Node):
+class ReflectionPad3DBackwardBackward0(NodeBase):
     """Backward of ``reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:85)."""
 
     __slots__ = ('padding_',)
@@ -11357,7 +11357,7 @@ def _ReplicationPad3DBackward0_0(grad, grads, self, padding):
     return replication_pad_backward(grad, self, padding)
 
 
-class ReplicationPad3DBackward0(Node):
+class ReplicationPad3DBackward0(NodeBase):
     """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:89)."""
 
     __slots__ = ('self_', 'padding_')
@@ -11395,7 +11395,7 @@ def _ReplicationPad3DBackwardBackward0_1(grad, grads, padding):
     return zeros_like(grad)
 
 
-class ReplicationPad3DBackwardBackward0(Node):
+class ReplicationPad3DBackwardBackward0(NodeBase):
     """Backward of ``replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:93)."""
 
     __slots__ = ('padding_',)
@@ -11422,7 +11422,7 @@ def _BlockDiagBackward0_0(grad, grads, tensors_dtype, tensors_sizes):
     return block_diag_backward(grad, tensors_sizes, tensors_dtype)
 
 
-class BlockDiagBackward0(Node):
+class BlockDiagBackward0(NodeBase):
     """Backward of ``block_diag(Tensor[] tensors) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:97)."""
 
     __slots__ = ('tensors_dtype_', 'tensors_sizes_', 'tensors_size_')
@@ -11445,7 +11445,7 @@ def _SortBackward0_0(grad, grads, dim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, True)
 
 
-class SortBackward0(Node):
+class SortBackward0(NodeBase):
     """Backward of ``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:5)."""
 
     __slots__ = ('dim_', 'self_sizes_', 'result_')
@@ -11484,7 +11484,7 @@ def _SortBackward1_0(grad, grads, dim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, True)
 
 
-class SortBackward1(Node):
+class SortBackward1(NodeBase):
     """Backward of ``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:9)."""
 
     __slots__ = ('dim_', 'self_sizes_', 'result_')
@@ -11523,7 +11523,7 @@ def _TopkBackward0_0(grad, grads, dim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, True)
 
 
-class TopkBackward0(Node):
+class TopkBackward0(NodeBase):
     """Backward of ``topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:13)."""
 
     __slots__ = ('dim_', 'self_sizes_', 'result_')
@@ -11562,7 +11562,7 @@ def _KthvalueBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
 
 
-class KthvalueBackward0(Node):
+class KthvalueBackward0(NodeBase):
     """Backward of ``kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:17)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
@@ -11606,7 +11606,7 @@ def _CummaxBackward0_0(grad, grads, self, dim, result):
     return cummaxmin_backward(grad, self, result[1], dim)
 
 
-class CummaxBackward0(Node):
+class CummaxBackward0(NodeBase):
     """Backward of ``cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:21)."""
 
     __slots__ = ('self_', 'dim_', 'result_')
@@ -11649,7 +11649,7 @@ def _CumminBackward0_0(grad, grads, self, dim, result):
     return cummaxmin_backward(grad, self, result[1], dim)
 
 
-class CumminBackward0(Node):
+class CumminBackward0(NodeBase):
     """Backward of ``cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:25)."""
 
     __slots__ = ('self_', 'dim_', 'result_')
@@ -11692,7 +11692,7 @@ def _MedianBackward0_0(grad, grads, self, result):
     return evenly_distribute_backward(grad, self, result)
 
 
-class MedianBackward0(Node):
+class MedianBackward0(NodeBase):
     """Backward of ``median(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/sort.yaml:29)."""
 
     __slots__ = ('self_', 'result_')
@@ -11730,7 +11730,7 @@ def _MedianBackward1_0(grad, grads, dim, keepdim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
 
 
-class MedianBackward1(Node):
+class MedianBackward1(NodeBase):
     """Backward of ``median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:32)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
@@ -11774,7 +11774,7 @@ def _NanmedianBackward0_0(grad, grads, self, result):
     return evenly_distribute_backward(grad, self, result)
 
 
-class NanmedianBackward0(Node):
+class NanmedianBackward0(NodeBase):
     """Backward of ``nanmedian(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/sort.yaml:36)."""
 
     __slots__ = ('self_', 'result_')
@@ -11812,7 +11812,7 @@ def _NanmedianBackward1_0(grad, grads, dim, keepdim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
 
 
-class NanmedianBackward1(Node):
+class NanmedianBackward1(NodeBase):
     """Backward of ``nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:39)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
@@ -11856,7 +11856,7 @@ def _ModeBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
 
 
-class ModeBackward0(Node):
+class ModeBackward0(NodeBase):
     """Backward of ``mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:43)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
@@ -11900,7 +11900,7 @@ def _UniqueDimBackward0_0(grad, grads):
     return not_implemented("unique_dim")
 
 
-class UniqueDimBackward0(Node):
+class UniqueDimBackward0(NodeBase):
     """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:48)."""
 
     __slots__ = ()
@@ -11920,7 +11920,7 @@ def _UniqueConsecutiveBackward0_0(grad, grads):
     return not_implemented("unique_consecutive")
 
 
-class UniqueConsecutiveBackward0(Node):
+class UniqueConsecutiveBackward0(NodeBase):
     """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:52)."""
 
     __slots__ = ()
@@ -11940,7 +11940,7 @@ def _Unique2Backward0_0(grad, grads):
     return not_implemented("_unique2")
 
 
-class Unique2Backward0(Node):
+class Unique2Backward0(NodeBase):
     """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:56)."""
 
     __slots__ = ()
@@ -11960,7 +11960,7 @@ def _Deg2RadBackward0_0(grad, grads):
     return deg2rad_backward(grad)
 
 
-class Deg2RadBackward0(Node):
+class Deg2RadBackward0(NodeBase):
     """Backward of ``deg2rad(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:7)."""
 
     __slots__ = ()
@@ -11984,7 +11984,7 @@ def _SpecialErfcxBackward0_0(grad, grads, self, result):
     return (2.0 * self * result - 1.1283791670955126) * grad
 
 
-class SpecialErfcxBackward0(Node):
+class SpecialErfcxBackward0(NodeBase):
     """Backward of ``special_erfcx(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:11)."""
 
     __slots__ = ('self_', 'result_')
@@ -12026,7 +12026,7 @@ def _I0Backward0_0(grad, grads, self):
     return grad * special_i1(self)
 
 
-class I0Backward0(Node):
+class I0Backward0(NodeBase):
     """Backward of ``i0(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:15)."""
 
     __slots__ = ('self_',)
@@ -12059,7 +12059,7 @@ def _SpecialI0EBackward0_0(grad, grads, self, result):
     return grad * (special_i1e(self) - self.sgn() * result)
 
 
-class SpecialI0EBackward0(Node):
+class SpecialI0EBackward0(NodeBase):
     """Backward of ``special_i0e(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:19)."""
 
     __slots__ = ('self_', 'result_')
@@ -12101,7 +12101,7 @@ def _SpecialI1Backward0_0(grad, grads, self, result):
     return i1_backward(grad, self, result)
 
 
-class SpecialI1Backward0(Node):
+class SpecialI1Backward0(NodeBase):
     """Backward of ``special_i1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:23)."""
 
     __slots__ = ('self_', 'result_')
@@ -12143,7 +12143,7 @@ def _SpecialI1EBackward0_0(grad, grads, self, result):
     return i1e_backward(grad, self, result)
 
 
-class SpecialI1EBackward0(Node):
+class SpecialI1EBackward0(NodeBase):
     """Backward of ``special_i1e(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:27)."""
 
     __slots__ = ('self_', 'result_')
@@ -12189,7 +12189,7 @@ def _IgammaBackward0_1(grad, grads, self, other):
     return grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
 
 
-class IgammaBackward0(Node):
+class IgammaBackward0(NodeBase):
     """Backward of ``igamma(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:31)."""
 
     __slots__ = ('self_', 'other_')
@@ -12233,7 +12233,7 @@ def _IgammacBackward0_1(grad, grads, self, other):
     return -grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
 
 
-class IgammacBackward0(Node):
+class IgammacBackward0(NodeBase):
     """Backward of ``igammac(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:36)."""
 
     __slots__ = ('self_', 'other_')
@@ -12273,7 +12273,7 @@ def _LgammaBackward0_0(grad, grads, self):
     return grad * self.digamma()
 
 
-class LgammaBackward0(Node):
+class LgammaBackward0(NodeBase):
     """Backward of ``lgamma(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:41)."""
 
     __slots__ = ('self_',)
@@ -12306,7 +12306,7 @@ def _DigammaBackward0_0(grad, grads, self):
     return grad * self.polygamma(1)
 
 
-class DigammaBackward0(Node):
+class DigammaBackward0(NodeBase):
     """Backward of ``digamma(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:45)."""
 
     __slots__ = ('self_',)
@@ -12339,7 +12339,7 @@ def _PolygammaBackward0_0(grad, grads, self, n):
     return grad * self.polygamma(n + 1)
 
 
-class PolygammaBackward0(Node):
+class PolygammaBackward0(NodeBase):
     """Backward of ``polygamma(int n, Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:49)."""
 
     __slots__ = ('self_', 'n_')
@@ -12377,7 +12377,7 @@ def _PolygammaBackward1_0(grad, grads, self, n):
     return grad * self.polygamma(n + 1)
 
 
-class PolygammaBackward1(Node):
+class PolygammaBackward1(NodeBase):
     """Backward of ``polygamma_(Tensor(a!) self, int n) -> Tensor(a!)`` (glasstorch/_ops/derivatives/special.yaml:53)."""
 
     __slots__ = ('self_', 'n_')
@@ -12419,7 +12419,7 @@ def _SpecialXlog1PyBackward0_1(grad, grads, self, other):
     return grad * self / (other + 1)
 
 
-class SpecialXlog1PyBackward0(Node):
+class SpecialXlog1PyBackward0(NodeBase):
     """Backward of ``special_xlog1py(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:57)."""
 
     __slots__ = ('self_', 'other_')
@@ -12463,7 +12463,7 @@ def _SpecialXlog1PyBackward1_0(grad, grads, other, self):
     return grad * self / (other + 1)
 
 
-class SpecialXlog1PyBackward1(Node):
+class SpecialXlog1PyBackward1(NodeBase):
     """Backward of ``special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:62)."""
 
     __slots__ = ('other_', 'self_')
@@ -12501,7 +12501,7 @@ def _SpecialXlog1PyBackward2_0(grad, grads, self, other):
     return xlog1py_scalar_other_backward(grad, self, other)
 
 
-class SpecialXlog1PyBackward2(Node):
+class SpecialXlog1PyBackward2(NodeBase):
     """Backward of ``special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:66)."""
 
     __slots__ = ('self_', 'other_')
@@ -12543,7 +12543,7 @@ def _SpecialZetaBackward0_1(grad, grads, self, other):
     return grad * -self * special_zeta(self + 1., other)
 
 
-class SpecialZetaBackward0(Node):
+class SpecialZetaBackward0(NodeBase):
     """Backward of ``special_zeta(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:70)."""
 
     __slots__ = ('self_', 'other_')
@@ -12583,7 +12583,7 @@ def _SpecialZetaBackward1_0(grad, grads, other, self):
     return grad * -self * special_zeta(self + 1., other)
 
 
-class SpecialZetaBackward1(Node):
+class SpecialZetaBackward1(NodeBase):
     """Backward of ``special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:75)."""
 
     __slots__ = ('other_', 'self_')
@@ -12617,7 +12617,7 @@ def _SpecialZetaBackward2_0(grad, grads):
     return not_implemented("zeta")
 
 
-class SpecialZetaBackward2(Node):
+class SpecialZetaBackward2(NodeBase):
     """Backward of ``special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:79)."""
 
     __slots__ = ()
@@ -12637,7 +12637,7 @@ def _MvlgammaBackward0_0(grad, grads, self, p):
     return mvlgamma_backward(grad, self, p)
 
 
-class MvlgammaBackward0(Node):
+class MvlgammaBackward0(NodeBase):
     """Backward of ``mvlgamma(Tensor self, int p) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:83)."""
 
     __slots__ = ('self_', 'p_')
@@ -12675,7 +12675,7 @@ def _Rad2DegBackward0_0(grad, grads):
     return rad2deg_backward(grad)
 
 
-class Rad2DegBackward0(Node):
+class Rad2DegBackward0(NodeBase):
     """Backward of ``rad2deg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:87)."""
 
     __slots__ = ()
@@ -12699,7 +12699,7 @@ def _SpecialEntrBackward0_0(grad, grads, self):
     return grad * (-(1 + self.log()))
 
 
-class SpecialEntrBackward0(Node):
+class SpecialEntrBackward0(NodeBase):
     """Backward of ``special_entr(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:91)."""
 
     __slots__ = ('self_',)
@@ -12732,7 +12732,7 @@ def _SpecialNdtriBackward0_0(grad, grads, result):
     return grad * 2.5066282746310002 * (result.square() / 2).exp()
 
 
-class SpecialNdtriBackward0(Node):
+class SpecialNdtriBackward0(NodeBase):
     """Backward of ``special_ndtri(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:95)."""
 
     __slots__ = ('result_',)
@@ -12765,7 +12765,7 @@ def _SpecialLogNdtrBackward0_0(grad, grads, self, result):
     return grad / 2.5066282746310002 * (result + self.pow(2) / 2).neg().exp()
 
 
-class SpecialLogNdtrBackward0(Node):
+class SpecialLogNdtrBackward0(NodeBase):
     """Backward of ``special_log_ndtr(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:99)."""
 
     __slots__ = ('self_', 'result_')
@@ -12807,7 +12807,7 @@ def _LogitBackward0_0(grad, grads, self, eps):
     return logit_backward(grad, self, eps)
 
 
-class LogitBackward0(Node):
+class LogitBackward0(NodeBase):
     """Backward of ``logit(Tensor self, float? eps=None) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:103)."""
 
     __slots__ = ('self_', 'eps_')
@@ -12845,7 +12845,7 @@ def _SincBackward0_0(grad, grads, self):
     return sinc_backward(grad, self)
 
 
-class SincBackward0(Node):
+class SincBackward0(NodeBase):
     """Backward of ``sinc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:107)."""
 
     __slots__ = ('self_',)
@@ -12878,7 +12878,7 @@ def _FftR2CBackward0_0(grad, grads, dim, normalization, onesided, self_sizes):
     return fft_r2c_backward(grad, dim, normalization, onesided, self_sizes[dim[-1]])
 
 
-class FftR2CBackward0(Node):
+class FftR2CBackward0(NodeBase):
     """Backward of ``_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor`` (glasstorch/_ops/derivatives/spectral.yaml:5)."""
 
     __slots__ = ('dim_', 'normalization_', 'onesided_', 'self_sizes_')
@@ -12918,7 +12918,7 @@ def _FftC2RBackward0_0(grad, grads, dim, normalization):
     return fft_c2r_backward(grad, dim, normalization)
 
 
-class FftC2RBackward0(Node):
+class FftC2RBackward0(NodeBase):
     """Backward of ``_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor`` (glasstorch/_ops/derivatives/spectral.yaml:9)."""
 
     __slots__ = ('dim_', 'normalization_')
@@ -12948,7 +12948,7 @@ def _FftC2CBackward0_0(grad, grads, dim, normalization, forward):
     return fft_c2c_backward(grad, dim, normalization, forward)
 
 
-class FftC2CBackward0(Node):
+class FftC2CBackward0(NodeBase):
     """Backward of ``_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor`` (glasstorch/_ops/derivatives/spectral.yaml:13)."""
 
     __slots__ = ('dim_', 'normalization_', 'forward_')
@@ -12983,7 +12983,7 @@ def _ViewBackward0_copy_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class ViewBackward0_copy(Node):
+class ViewBackward0_copy(NodeBase):
     """Backward of ``view_copy(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:14)."""
 
     __slots__ = ('self_sizes_',)
@@ -13008,7 +13008,7 @@ def _ReshapeAliasBackward0_copy_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class ReshapeAliasBackward0_copy(Node):
+class ReshapeAliasBackward0_copy(NodeBase):
     """Backward of ``_reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:26)."""
 
     __slots__ = ('self_sizes_',)
@@ -13033,7 +13033,7 @@ def _AsStridedBackward0_copy_0(grad, grads, size, stride, storage_offset, self_g
     return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
 
 
-class AsStridedBackward0_copy(Node):
+class AsStridedBackward0_copy(NodeBase):
     """Backward of ``as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:29)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
@@ -13069,7 +13069,7 @@ def _TransposeBackward0_copy_0(grad, grads, dim0, dim1):
     return grad.transpose(dim0, dim1)
 
 
-class TransposeBackward0_copy(Node):
+class TransposeBackward0_copy(NodeBase):
     """Backward of ``transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:37)."""
 
     __slots__ = ('dim0_', 'dim1_')
@@ -13099,7 +13099,7 @@ def _TBackward0_copy_0(grad, grads):
     return grad.t()
 
 
-class TBackward0_copy(Node):
+class TBackward0_copy(NodeBase):
     """Backward of ``t_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ()
@@ -13119,7 +13119,7 @@ def _PermuteBackward0_copy_0(grad, grads, dims):
     return permute_backward(grad, dims)
 
 
-class PermuteBackward0_copy(Node):
+class PermuteBackward0_copy(NodeBase):
     """Backward of ``permute_copy(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:53)."""
 
     __slots__ = ('dims_',)
@@ -13144,7 +13144,7 @@ def _ExpandBackward0_copy_0(grad, grads, self_sizes):
     return expand_backward(grad, self_sizes)
 
 
-class ExpandBackward0_copy(Node):
+class ExpandBackward0_copy(NodeBase):
     """Backward of ``expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('self_sizes_',)
@@ -13169,7 +13169,7 @@ def _SliceBackward0_copy_0(grad, grads, dim, start, end, step, self_sizes):
     return slice_backward(grad, self_sizes, dim, start, end, step)
 
 
-class SliceBackward0_copy(Node):
+class SliceBackward0_copy(NodeBase):
     """Backward of ``slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:97)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
@@ -13214,7 +13214,7 @@ def _SelectBackward0_copy_0(grad, grads, dim, index, self_sizes):
     return select_backward(grad, self_sizes, dim, index)
 
 
-class SelectBackward0_copy(Node):
+class SelectBackward0_copy(NodeBase):
     """Backward of ``select_copy.int(Tensor self, int dim, SymInt index) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:93)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
@@ -13249,7 +13249,7 @@ def _UnsqueezeBackward0_copy_0(grad, grads, dim):
     return grad.squeeze(dim)
 
 
-class UnsqueezeBackward0_copy(Node):
+class UnsqueezeBackward0_copy(NodeBase):
     """Backward of ``unsqueeze_copy(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:61)."""
 
     __slots__ = ('dim_',)
@@ -13274,7 +13274,7 @@ def _SqueezeBackward0_copy_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class SqueezeBackward0_copy(Node):
+class SqueezeBackward0_copy(NodeBase):
     """Backward of ``squeeze_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:69)."""
 
     __slots__ = ('self_sizes_',)
@@ -13299,7 +13299,7 @@ def _SqueezeBackward1_copy_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class SqueezeBackward1_copy(Node):
+class SqueezeBackward1_copy(NodeBase):
     """Backward of ``squeeze_copy.dim(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:73)."""
 
     __slots__ = ('self_sizes_',)
@@ -13324,7 +13324,7 @@ def _SqueezeBackward2_copy_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class SqueezeBackward2_copy(Node):
+class SqueezeBackward2_copy(NodeBase):
     """Backward of ``squeeze_copy.dims(Tensor self, int[] dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:77)."""
 
     __slots__ = ('self_sizes_',)
@@ -13349,7 +13349,7 @@ def _UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes):
     return unfold_backward(grad, self_sizes, dimension, size, step)
 
 
-class UnfoldBackward0_copy(Node):
+class UnfoldBackward0_copy(NodeBase):
     """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:105)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
@@ -13389,7 +13389,7 @@ def _DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes):
     return diagonal_backward(grad, self_sizes, offset, dim1, dim2)
 
 
-class DiagonalBackward0_copy(Node):
+class DiagonalBackward0_copy(NodeBase):
     """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:101)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
@@ -13429,7 +13429,7 @@ def _SplitBackward0_copy_0(grad, grads, dim):
     return cat_grads(grads, dim)
 
 
-class SplitBackward0_copy(Node):
+class SplitBackward0_copy(NodeBase):
     """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:109)."""
 
     __slots__ = ('dim_',)
@@ -13454,7 +13454,7 @@ def _SplitWithSizesBackward0_copy_0(grad, grads, dim):
     return cat_grads(grads, dim)
 
 
-class SplitWithSizesBackward0_copy(Node):
+class SplitWithSizesBackward0_copy(NodeBase):
     """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:113)."""
 
     __slots__ = ('dim_',)
@@ -13479,7 +13479,7 @@ def _UnbindBackward0_copy_0(grad, grads, dim):
     return cat_grads([g.unsqueeze(dim) for g in grads], dim)
 
 
-class UnbindBackward0_copy(Node):
+class UnbindBackward0_copy(NodeBase):
     """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:117)."""
 
     __slots__ = ('dim_',)
@@ -13504,7 +13504,7 @@ def _AliasBackward0_copy_0(grad, grads):
     return grad
 
 
-class AliasBackward0_copy(Node):
+class AliasBackward0_copy(NodeBase):
     """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:121)."""
 
     __slots__ = ()
@@ -13524,7 +13524,7 @@ def _TestAutogradMultipleDispatchViewBackward0_copy_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
-class TestAutogradMultipleDispatchViewBackward0_copy(Node):
+class TestAutogradMultipleDispatchViewBackward0_copy(NodeBase):
     """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:184)."""
 
     __slots__ = ('self_sizes_',)
@@ -13549,7 +13549,7 @@ def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy_0(grad, grads, s
     return grad.reshape(self_sizes) + 1
 
 
-class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy(Node):
+class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy(NodeBase):
     """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:184)."""
 
     __slots__ = ('self_sizes_',)
