@@ -61,6 +61,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _softmax as _op__softmax,
     _softmax_out as _op__softmax_out,
     _to_copy as _op__to_copy,
+    _unique as _op__unique,
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,
     _unsafe_view as _op__unsafe_view,

@@ -100,6 +100,8 @@ class BackwardCFunction(Node, FunctionCtx):
         self.dirty_tensors = ()
         self.non_differentiable = ()
         self.materialize_grads = True
+        self._materialize_non_diff_grads = True  # False: a non-differentiable output's missing grad stays None
+        self._non_diff_outputs = frozenset()
         self.needs_input_grad = ()
         self._is_tensor_input = ()
         self._output_info = []  # per forward output: (sizes, dtype, device) of a tensor, else None
@@ -160,7 +162,8 @@ class BackwardCFunction(Node, FunctionCtx):
         for i in range(n_out):
             g = grads[i] if i < len(grads) else None
             info = self._output_info[i] if i < len(self._output_info) else None
-            if g is None and info is not None and self.materialize_grads:
+            if g is None and info is not None and self.materialize_grads and (
+                    self._materialize_non_diff_grads or i not in self._non_diff_outputs):
                 g = full_impl(info[0], 0, info[1], info[2])
             args.append(None if g is None else _graph.to_tensor(g))
         if getattr(self._forward_cls, "boxed_grads_call", False):  # backward(ctx, grads): one list it may empty
@@ -355,6 +358,7 @@ def _wrap_outputs(ctx, input_impls, output, executable):
                                "The inputs that are modified inplace must all be outputs of the Function.")
     wrapped = []
     info = []
+    non_diff_outputs = set()
     for i, out in enumerate(outputs):
         impl = _impl_of(out)
         if impl is None:
@@ -368,6 +372,7 @@ def _wrap_outputs(ctx, input_impls, output, executable):
         differentiable = executable and id(impl) not in non_diff and (
             impl.dtype.is_floating_point or impl.dtype.is_complex)
         if not differentiable:
+            non_diff_outputs.add(i)
             if not requires_grad(impl):
                 if is_input and not is_modified:
                     impl = _alias(impl)
@@ -404,6 +409,7 @@ def _wrap_outputs(ctx, input_impls, output, executable):
     while len(ctx.input_meta) < len(outputs):
         ctx.input_meta.append(None)
     ctx._output_info = info
+    ctx._non_diff_outputs = frozenset(non_diff_outputs)
     return tuple(wrapped) if is_tuple else wrapped[0]
 
 

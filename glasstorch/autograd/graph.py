@@ -27,7 +27,7 @@ from typing import NamedTuple
 from .._core.grad_state import state as _grad_state
 from .._ops.aten import aten
 from .._ops.layer_kernels import write_observers
-from .._tensor.impl import AutogradMeta, TensorImpl
+from .._tensor.impl import INFERENCE_VERSION, AutogradMeta, TensorImpl
 from .._tensor.views import type_string
 from .anomaly_mode import is_anomaly_enabled
 
@@ -459,14 +459,15 @@ def _version_error(impl, saved, node_name) -> str:
     shape = ", ".join(str(s) for s in impl.sizes)
     meta = impl.autograd
     # A saved output names the node that produced it; a saved input its current grad_fn.  PyTorch 2.13
-    # prints the node's name without its "Backward<N>" suffix ("output 0 of Exp").
+    # prints the forward op's name: the node's without "Backward", keeping a variant number other than 0
+    # ("output 0 of Exp" for ExpBackward0, "of Sum1" for SumBackward1, "of MyFunc" for MyFuncBackward).
     # A saved view's grad_fn is read as the tensor's own (PyTorch's data_.grad_fn()): regenerated as AsStrided
     # when its base moved, and refused (CreationMeta) for the views that may not be regenerated.
     node = saved.grad_fn_ref() if saved.grad_fn_ref is not None else None
     output_nr = saved.output_nr
     if node is None and meta is not None and current_grad_fn(impl) is not None:
         node, output_nr = meta.grad_fn, meta.output_nr
-    fn = re.sub(r"Backward\d*$", "", node.name()) if node is not None else None
+    fn = re.sub(r"Backward(0?)(\d*)$", r"\2", node.name()) if node is not None else None
     which = f", which is output {output_nr} of {fn}," if fn else ""
     hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
             "variable in question was changed in there or anywhere later. Good luck!") if is_anomaly_enabled() else (
@@ -639,9 +640,11 @@ def get_gradient_edge(tensor) -> GradientEdge:
 
 
 def increment_version(tensor) -> None:
-    """Bump the version counter(s) as an in-place write would (``torch.autograd.graph.increment_version``)."""
+    """Bump the version counter(s) as an in-place write would (``torch.autograd.graph.increment_version``); an
+    inference tensor has no counter to bump and is skipped, as PyTorch's ``_increment_version`` skips it."""
     for t in (tensor,) if not isinstance(tensor, (list, tuple)) else tensor:
-        t._impl.version.bump()
+        if t._impl.version is not INFERENCE_VERSION:
+            t._impl.version.bump()
 
 
 class _MultiHandle:

@@ -6995,28 +6995,6 @@ def _autograd_asinh(ks, self):
 register_autograd('aten::asinh', _autograd_asinh)
 
 
-_op_asinh_ = _get_op('aten::asinh_')
-_fw_asinh_ = FwSpec(_op_asinh_, (0,), (False,), 'inplace', _n._AsinhBackward0_jvp)
-
-
-def _autograd_asinh_(ks, self):
-    if _fw.level >= 0 and _gs.fw_grad_mode:
-        return forward_call(_fw_asinh_, _autograd_asinh_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
-        check_inplace(self)
-        node = _n.AsinhBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
-        result = _op_asinh_.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history_inplace(result, node)
-        return result
-    return _op_asinh_.redispatch(ks, self)
-
-
-register_autograd('aten::asinh_', _autograd_asinh_)
-
-
 _op_asinh_out = _get_op('aten::asinh.out')
 
 
@@ -7047,28 +7025,6 @@ def _autograd_acosh(ks, self):
 
 
 register_autograd('aten::acosh', _autograd_acosh)
-
-
-_op_acosh_ = _get_op('aten::acosh_')
-_fw_acosh_ = FwSpec(_op_acosh_, (0,), (False,), 'inplace', _n._AcoshBackward0_jvp)
-
-
-def _autograd_acosh_(ks, self):
-    if _fw.level >= 0 and _gs.fw_grad_mode:
-        return forward_call(_fw_acosh_, _autograd_acosh_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
-        check_inplace(self)
-        node = _n.AcoshBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
-        result = _op_acosh_.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history_inplace(result, node)
-        return result
-    return _op_acosh_.redispatch(ks, self)
-
-
-register_autograd('aten::acosh_', _autograd_acosh_)
 
 
 _op_acosh_out = _get_op('aten::acosh.out')
@@ -7103,28 +7059,6 @@ def _autograd_atanh(ks, self):
 register_autograd('aten::atanh', _autograd_atanh)
 
 
-_op_atanh_ = _get_op('aten::atanh_')
-_fw_atanh_ = FwSpec(_op_atanh_, (0,), (False,), 'inplace', _n._AtanhBackward0_jvp)
-
-
-def _autograd_atanh_(ks, self):
-    if _fw.level >= 0 and _gs.fw_grad_mode:
-        return forward_call(_fw_atanh_, _autograd_atanh_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
-        check_inplace(self)
-        node = _n.AtanhBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
-        result = _op_atanh_.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history_inplace(result, node)
-        return result
-    return _op_atanh_.redispatch(ks, self)
-
-
-register_autograd('aten::atanh_', _autograd_atanh_)
-
-
 _op_atanh_out = _get_op('aten::atanh.out')
 
 
@@ -7135,6 +7069,69 @@ def _autograd_atanh_out(ks, self, out):
 
 
 register_autograd('aten::atanh.out', _autograd_atanh_out)
+
+
+_op_asinh_ = _get_op('aten::asinh_')
+_fw_asinh_ = FwSpec(_op_asinh_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_asinh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_asinh_, _autograd_asinh_, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.AsinhBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_asinh_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_asinh_.redispatch(ks, self)
+
+
+register_autograd('aten::asinh_', _autograd_asinh_)
+
+
+_op_acosh_ = _get_op('aten::acosh_')
+_fw_acosh_ = FwSpec(_op_acosh_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_acosh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_acosh_, _autograd_acosh_, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.AcoshBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_acosh_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_acosh_.redispatch(ks, self)
+
+
+register_autograd('aten::acosh_', _autograd_acosh_)
+
+
+_op_atanh_ = _get_op('aten::atanh_')
+_fw_atanh_ = FwSpec(_op_atanh_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_atanh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_atanh_, _autograd_atanh_, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.AtanhBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_atanh_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_atanh_.redispatch(ks, self)
+
+
+register_autograd('aten::atanh_', _autograd_atanh_)
 
 
 _op_sigmoid = _get_op('aten::sigmoid')
@@ -11112,6 +11109,26 @@ def _autograd_unique_consecutive(ks, self, return_inverse, return_counts, dim):
 
 
 register_autograd('aten::unique_consecutive', _autograd_unique_consecutive)
+
+
+_op__unique = _get_op('aten::_unique')
+_fw__unique = FwSpec(_op__unique, (0,), (False,), 'functional', None)
+
+
+def _autograd__unique(ks, self, sorted, return_inverse):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__unique, _autograd__unique, ks, self, sorted, return_inverse)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UniqueBackward0()
+        node.next_edges = record.edges(self)
+        result = _op__unique.redispatch(ks, self, sorted, return_inverse)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        return result
+    return _op__unique.redispatch(ks, self, sorted, return_inverse)
+
+
+register_autograd('aten::_unique', _autograd__unique)
 
 
 _op__unique2 = _get_op('aten::_unique2')

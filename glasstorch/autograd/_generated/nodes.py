@@ -7839,12 +7839,72 @@ def _AtanhBackward0_jvp(self_p, self_t, result):
     return _element_wise(lambda grad: _AtanhBackward0_0(grad, [grad], self_p), self_t)
 
 
+def _AsinhBackward1_0(grad, grads):
+    return not_implemented("inplace version of asinh")
+
+
+class AsinhBackward1(Node):
+    """Backward of ``asinh_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:221)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AsinhBackward1_0(grad, grads))
+        return out
+
+
+def _AcoshBackward1_0(grad, grads):
+    return not_implemented("inplace version of acosh")
+
+
+class AcoshBackward1(Node):
+    """Backward of ``acosh_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:224)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AcoshBackward1_0(grad, grads))
+        return out
+
+
+def _AtanhBackward1_0(grad, grads):
+    return not_implemented("inplace version of atanh")
+
+
+class AtanhBackward1(Node):
+    """Backward of ``atanh_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:227)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AtanhBackward1_0(grad, grads))
+        return out
+
+
 def _SigmoidBackward0_0(grad, grads, result):
     return sigmoid_backward(grad, result)
 
 
 class SigmoidBackward0(Node):
-    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:220)."""
+    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:230)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -7881,7 +7941,7 @@ def _SigmoidBackwardBackward0_1(grad, grads, grad_output, output):
 
 
 class SigmoidBackwardBackward0(Node):
-    """Backward of ``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:224)."""
+    """Backward of ``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:234)."""
 
     __slots__ = ('grad_output_', 'output_')
     _tensor_slots = ('grad_output_', 'output_')
@@ -7921,7 +7981,7 @@ def _ErfBackward0_0(grad, grads, self):
 
 
 class ErfBackward0(Node):
-    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:228)."""
+    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:238)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7954,7 +8014,7 @@ def _ErfcBackward0_0(grad, grads, self):
 
 
 class ErfcBackward0(Node):
-    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:232)."""
+    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:242)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7987,7 +8047,7 @@ def _ErfinvBackward0_0(grad, grads, self):
 
 
 class ErfinvBackward0(Node):
-    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:236)."""
+    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:246)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -8020,7 +8080,7 @@ def _FloorBackward0_0(grad, grads):
 
 
 class FloorBackward0(Node):
-    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:240)."""
+    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:250)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8044,7 +8104,7 @@ def _CeilBackward0_0(grad, grads):
 
 
 class CeilBackward0(Node):
-    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:244)."""
+    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:254)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8068,7 +8128,7 @@ def _TruncBackward0_0(grad, grads):
 
 
 class TruncBackward0(Node):
-    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:248)."""
+    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:258)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8092,7 +8152,7 @@ def _FracBackward0_0(grad, grads):
 
 
 class FracBackward0(Node):
-    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:252)."""
+    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:262)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8116,7 +8176,7 @@ def _RoundBackward0_0(grad, grads):
 
 
 class RoundBackward0(Node):
-    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:256)."""
+    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:266)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8140,7 +8200,7 @@ def _RoundBackward1_0(grad, grads):
 
 
 class RoundBackward1(Node):
-    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:260)."""
+    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:270)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8164,7 +8224,7 @@ def _NanToNumBackward0_0(grad, grads, self):
 
 
 class NanToNumBackward0(Node):
-    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:264)."""
+    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:274)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -8201,7 +8261,7 @@ def _Atan2Backward0_1(grad, grads, self, other):
 
 
 class Atan2Backward0(Node):
-    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:269)."""
+    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:279)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8245,7 +8305,7 @@ def _HypotBackward0_1(grad, grads, self, other, result):
 
 
 class HypotBackward0(Node):
-    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:273)."""
+    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:283)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -8298,7 +8358,7 @@ def _CopysignBackward0_1(grad, grads, self, other, result):
 
 
 class CopysignBackward0(Node):
-    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:277)."""
+    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:287)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -8347,7 +8407,7 @@ def _CopysignBackward1_0(grad, grads, self, result):
 
 
 class CopysignBackward1(Node):
-    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:281)."""
+    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:291)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -8389,7 +8449,7 @@ def _XlogyBackward0_1(grad, grads, self, other):
 
 
 class XlogyBackward0(Node):
-    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:284)."""
+    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:294)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8433,7 +8493,7 @@ def _XlogyBackward1_0(grad, grads, other, self):
 
 
 class XlogyBackward1(Node):
-    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:289)."""
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
 
     __slots__ = ('other_', 'self_')
     _tensor_slots = ('other_',)
@@ -8467,7 +8527,7 @@ def _XlogyBackward2_0(grad, grads, self, other):
 
 
 class XlogyBackward2(Node):
-    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:292)."""
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:302)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_',)
@@ -8505,7 +8565,7 @@ def _LogaddexpBackward0_1(grad, grads, self, other):
 
 
 class LogaddexpBackward0(Node):
-    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:295)."""
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:305)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8549,7 +8609,7 @@ def _MaximumBackward0_1(grad, grads, self, other):
 
 
 class MaximumBackward0(Node):
-    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:309)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8593,7 +8653,7 @@ def _FmaxBackward0_1(grad, grads, self, other):
 
 
 class FmaxBackward0(Node):
-    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:303)."""
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:313)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8637,7 +8697,7 @@ def _MinimumBackward0_1(grad, grads, self, other):
 
 
 class MinimumBackward0(Node):
-    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:307)."""
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:317)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8681,7 +8741,7 @@ def _FminBackward0_1(grad, grads, self, other):
 
 
 class FminBackward0(Node):
-    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:311)."""
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:321)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8725,7 +8785,7 @@ def _ClampBackward0_1(grad, grads, self, min, max):
 
 
 class ClampBackward0(Node):
-    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:316)."""
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:326)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_', 'min_', 'max_')
@@ -8776,7 +8836,7 @@ def _ClampBackward1_0(grad, grads, self, min, max):
 
 
 class ClampBackward1(Node):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:320)."""
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:330)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_',)
@@ -8819,7 +8879,7 @@ def _ClampMinBackward0_0(grad, grads, self, min):
 
 
 class ClampMinBackward0(Node):
-    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:324)."""
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:334)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_',)
@@ -8861,7 +8921,7 @@ def _ClampMinBackward1_1(grad, grads, self, min):
 
 
 class ClampMinBackward1(Node):
-    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:328)."""
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:338)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_', 'min_')
@@ -8901,7 +8961,7 @@ def _ClampMaxBackward0_0(grad, grads, self, max):
 
 
 class ClampMaxBackward0(Node):
-    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:332)."""
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:342)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_',)
@@ -8943,7 +9003,7 @@ def _ClampMaxBackward1_1(grad, grads, self, max):
 
 
 class ClampMaxBackward1(Node):
-    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:336)."""
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:346)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_', 'max_')
@@ -8987,7 +9047,7 @@ def _WhereBackward0_1(grad, grads, condition):
 
 
 class WhereBackward0(Node):
-    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:340)."""
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:350)."""
 
     __slots__ = ('condition_',)
     _tensor_slots = ('condition_',)
@@ -9022,7 +9082,7 @@ def _EqBackward0_0(grad, grads):
 
 
 class EqBackward0(Node):
-    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:349)."""
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:359)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9046,7 +9106,7 @@ def _EqBackward1_1(grad, grads):
 
 
 class EqBackward1(Node):
-    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:352)."""
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:362)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9068,7 +9128,7 @@ def _GeBackward0_0(grad, grads):
 
 
 class GeBackward0(Node):
-    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:356)."""
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:366)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9092,7 +9152,7 @@ def _GeBackward1_1(grad, grads):
 
 
 class GeBackward1(Node):
-    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:359)."""
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:369)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9114,7 +9174,7 @@ def _GtBackward0_0(grad, grads):
 
 
 class GtBackward0(Node):
-    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:363)."""
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:373)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9138,7 +9198,7 @@ def _GtBackward1_1(grad, grads):
 
 
 class GtBackward1(Node):
-    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:366)."""
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:376)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9160,7 +9220,7 @@ def _LeBackward0_0(grad, grads):
 
 
 class LeBackward0(Node):
-    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:370)."""
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:380)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9184,7 +9244,7 @@ def _LeBackward1_1(grad, grads):
 
 
 class LeBackward1(Node):
-    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:373)."""
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:383)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9206,7 +9266,7 @@ def _LtBackward0_0(grad, grads):
 
 
 class LtBackward0(Node):
-    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:377)."""
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:387)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9230,7 +9290,7 @@ def _LtBackward1_1(grad, grads):
 
 
 class LtBackward1(Node):
-    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:380)."""
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:390)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9252,7 +9312,7 @@ def _NeBackward0_0(grad, grads):
 
 
 class NeBackward0(Node):
-    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:384)."""
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:394)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9276,7 +9336,7 @@ def _NeBackward1_1(grad, grads):
 
 
 class NeBackward1(Node):
-    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:387)."""
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:397)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9302,7 +9362,7 @@ def _NextafterBackward0_1(grad, grads, self, other):
 
 
 class NextafterBackward0(Node):
-    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:410)."""
+    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:420)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -11835,12 +11895,32 @@ class UniqueConsecutiveBackward0(Node):
         return out
 
 
+def _UniqueBackward0_0(grad, grads):
+    return not_implemented("_unique")
+
+
+class UniqueBackward0(Node):
+    """Backward of ``_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:56)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UniqueBackward0_0(grad, grads))
+        return out
+
+
 def _Unique2Backward0_0(grad, grads):
     return not_implemented("_unique2")
 
 
 class Unique2Backward0(Node):
-    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:56)."""
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:60)."""
 
     __slots__ = ()
     _tensor_slots = ()

@@ -1,0 +1,136 @@
+"""In-place rules, view creation and custom Function outputs under autograd, against torch: the version-counter
+error naming the forward op, increment_version on inference tensors, in-place ops PyTorch declares without a
+derivative, ``ctx._materialize_non_diff_grads`` and the integer outputs of the ``unique`` family."""
+
+import pytest
+import torch
+
+import glasstorch as gt
+from tests.oracle import assert_same_error, both
+
+
+# -- torch.autograd.graph.increment_version ------------------------------------------------------------------
+def test_increment_version_bumps_and_skips_inference_tensors():
+    def run(m):
+        a = m.rand(5, requires_grad=True)
+        b = m.zeros(5, dtype=m.int32)
+        m.autograd.graph.increment_version(a)
+        m.autograd.graph.increment_version([b, b])
+        with m.inference_mode():
+            c = m.rand(5, requires_grad=True)
+            m.autograd.graph.increment_version(c)
+        m.autograd.graph.increment_version(c)  # outside the mode: an inference tensor has no counter to bump
+        return a._version, b._version, c.is_inference()
+
+    g, t = both(run)
+    assert g == t
+
+
+# -- the version-counter error names the forward op ----------------------------------------------------------
+def _modified_saved_output(m, make):
+    b = make(m)
+    c = b * b
+    with m.no_grad():
+        b += 1
+    c.backward(m.ones_like(c))
+
+
+def _my_func(m):
+    class MyFunc(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * x
+
+    return MyFunc.apply(m.ones(5, requires_grad=True))
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.ones(5, requires_grad=True) + 1,  # AddBackward0: "of Add"
+    lambda m: m.ones(3, 4, requires_grad=True).sum(dim=1),  # SumBackward1: "of Sum1"
+    lambda m: m.ones(3, 4, requires_grad=True).sum(),  # SumBackward0: "of Sum"
+    _my_func,  # MyFuncBackward: "of MyFunc"
+], ids=["add", "sum_dim", "sum", "custom"])
+def test_version_error_names_the_forward_op(make):
+    assert_same_error(lambda: _modified_saved_output(gt, make), lambda: _modified_saved_output(torch, make))
+
+
+# -- in-place ops declared without a derivative --------------------------------------------------------------
+@pytest.mark.parametrize("name", ["acosh_", "asinh_", "atanh_"])
+def test_inplace_inverse_hyperbolic_backward_not_implemented(name):
+    def run(m):
+        y = getattr(m, name)(m.full((2,), 1.5, requires_grad=True).clone())
+        return y, type(y.grad_fn).__name__
+
+    (g, g_name), (t, t_name) = both(run)
+    assert g_name == t_name
+    assert_same_error(lambda: g.sum().backward(), lambda: t.sum().backward())
+
+
+# -- ctx._materialize_non_diff_grads ---------------------------------------------------------------------------
+@pytest.mark.parametrize("materialize", [True, False])
+def test_materialize_non_diff_grads(materialize):
+    def run(m):
+        seen = []
+
+        class Func(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out1 = x.clone()
+                ctx.mark_non_differentiable(out1)
+                ctx._materialize_non_diff_grads = materialize
+                return x.clone(), out1, x.long()
+
+            @staticmethod
+            def backward(ctx, g0, g1, g2):
+                seen.extend(None if g is None else (g.tolist(), str(g.dtype)) for g in (g1, g2))
+                return g0
+
+        a = m.tensor(1.0, requires_grad=True)
+        Func.apply(a)[0].backward()
+        return seen, a.grad.item()
+
+    g, t = both(run)
+    assert g == t
+
+
+# -- integer outputs of the unique family ----------------------------------------------------------------------
+def _unique_calls(m, inp, sort, inverse, counts):
+    return [
+        m._unique(inp, sorted=sort, return_inverse=inverse),
+        m._unique2(inp, sorted=sort, return_inverse=inverse, return_counts=counts),
+        m._VF.unique_dim(inp, dim=0, sorted=sort, return_inverse=inverse, return_counts=counts),
+        m.unique(inp, sorted=sort, return_inverse=inverse, return_counts=counts),
+        m.unique_consecutive(inp, return_inverse=inverse, return_counts=counts, dim=0),
+    ]
+
+
+@pytest.mark.parametrize("sort", [True, False])
+@pytest.mark.parametrize("inverse", [True, False])
+@pytest.mark.parametrize("counts", [True, False])
+def test_unique_family_only_values_require_grad(sort, inverse, counts):
+    def run(m):
+        inp = m.tensor([3.0, 1.0, 3.0, 2.0], requires_grad=True)
+        out = []
+        for res in _unique_calls(m, inp, sort, inverse, counts):
+            res = res if isinstance(res, tuple) else (res,)
+            out.append([(r.tolist(), str(r.dtype), r.requires_grad) for r in res])
+        return out
+
+    g, t = both(run)
+    assert g == t
+
+
+def test_private_unique_backward_not_implemented():
+    def run(m):
+        out = m._unique(m.tensor([3.0, 1.0], requires_grad=True))[0]
+        return out, type(out.grad_fn).__name__
+
+    (g, g_name), (t, t_name) = both(run)
+    assert g_name == t_name
+    assert_same_error(lambda: g.sum().backward(), lambda: t.sum().backward())
