@@ -423,10 +423,8 @@ class Tensor:
     def requires_grad(self) -> bool:
         impl = self._impl
         meta = impl.autograd
-        if meta is None:
-            return False
         if impl.base is None:
-            return meta.requires_grad or meta.grad_fn is not None
+            return meta is not None and (meta.requires_grad or meta.grad_fn is not None)
         return _autograd_graph.requires_grad(impl) or _current_grad_fn(impl) is not None
 
     @requires_grad.setter

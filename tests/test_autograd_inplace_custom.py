@@ -134,3 +134,48 @@ def test_private_unique_backward_not_implemented():
     (g, g_name), (t, t_name) = both(run)
     assert g_name == t_name
     assert_same_error(lambda: g.sum().backward(), lambda: t.sum().backward())
+
+
+# -- Note [Views without autograd metadata]: a view taken before its base entered autograd ----------------------
+def test_view_of_a_leaf_that_later_requires_grad_refuses_inplace():
+    def run(m):
+        a = m.randn(2, 3)
+        b = a[:]
+        b.add_(5)  # allowed: nothing requires grad yet
+        a.requires_grad = True
+        a.sum().backward()
+        c = m.randn(2, 3)
+        d = c[:]
+        c.requires_grad = True
+        return a.grad.tolist(), d.requires_grad, d.grad_fn is None, d.is_leaf, d
+
+    (*g, g_view), (*t, t_view) = both(run)
+    assert g == t
+    assert_same_error(lambda: g_view.add_(5), lambda: t_view.add_(5))
+
+
+def test_inplace_on_base_makes_earlier_views_require_grad():
+    def run(m):
+        r = m.tensor([2.0], dtype=m.float64, requires_grad=True)
+        x = m.ones(5, dtype=m.float64)
+        v = x.select(0, 1)
+        before = (v.requires_grad, v.grad_fn is None)
+        x.mul_(r)
+        after = (v.requires_grad, type(v.grad_fn).__name__, type(v.grad_fn.next_functions[0][0]).__name__)
+        (v * 3).backward()
+        return before, after, r.grad.tolist()
+
+    g, t = both(run)
+    assert g == t
+
+
+def test_inplace_on_base_view_gradcheck():
+    def fn(r):
+        x = gt.ones(5, dtype=gt.float64)
+        v = x.select(0, 1)
+        x.add_(r)
+        return v
+
+    r = gt.ones(1, dtype=gt.float64, requires_grad=True)
+    assert gt.autograd.gradcheck(fn, [r])
+    assert gt.autograd.gradgradcheck(fn, [r])

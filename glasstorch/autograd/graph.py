@@ -222,17 +222,27 @@ def requires_grad(impl) -> bool:
     if type(impl) is not TensorImpl:
         return False
     meta = impl.autograd
-    if meta is None:
-        return False
-    if meta.requires_grad or meta.grad_fn is not None:
-        return True
-    return impl.base is not None and requires_grad(impl.base)
+    if meta is None or not (meta.requires_grad or meta.grad_fn is not None):
+        return impl.base is not None and requires_grad(impl.base)
+    return True
+
+
+def _adopt_view(impl: TensorImpl):
+    """Note [Views without autograd metadata]: a view taken while its base had no history carries no metadata.  A
+    grad_fn on the base since came from an in-place write, so the view gets metadata whose history is regenerated
+    from the base's; None while the base has no grad_fn."""
+    base = impl.base
+    if base is None or base.autograd is None or base.autograd.grad_fn is None:
+        return None
+    meta = impl.autograd = AutogradMeta()
+    meta.version_at_grad_fn = -1  # never matches: the caller regenerates the grad_fn
+    return meta
 
 
 def gradient_edge(impl: TensorImpl):
     """Where the gradient of ``impl`` goes: (grad_fn, output_nr), (AccumulateGrad, 0) or None."""
     meta = impl.autograd
-    if meta is None:
+    if meta is None and (meta := _adopt_view(impl)) is None:
         return None
     if impl.base is not None and meta.version_at_grad_fn != impl.version.version:
         refresh_view_grad_fn(impl)  # the base (or another view of it) was written in place since
@@ -250,7 +260,7 @@ def collect_next_edges(*impls) -> tuple:
 def current_grad_fn(impl: TensorImpl):
     """``impl``'s grad_fn, regenerated first if ``impl`` is a view whose base changed in place."""
     meta = impl.autograd
-    if meta is None:
+    if meta is None and (meta := _adopt_view(impl)) is None:
         return None
     if impl.base is not None and meta.version_at_grad_fn != impl.version.version:
         refresh_view_grad_fn(impl)

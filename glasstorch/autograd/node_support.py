@@ -40,8 +40,8 @@ def requires_grad_any(*impls) -> bool:
     for t in impls:
         if type(t) is TensorImpl:
             meta = t.autograd
-            if meta is not None and (meta.requires_grad or meta.grad_fn is not None or (
-                    t.base is not None and requires_grad(t.base))):
+            if meta is not None and (meta.requires_grad or meta.grad_fn is not None) or (
+                    t.base is not None and requires_grad(t.base)):
                 return True
     return False
 

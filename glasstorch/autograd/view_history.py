@@ -23,10 +23,12 @@ Invariant: after an in-place op on a view records, ``base.grad_fn`` is a CopySli
 base's previous gradient edge, and the view's ``grad_fn`` is an AsStridedBackward0 (or, with a replay chain, the
 last view op's node) pointing at it.
 
-Known limit (Note [Views without autograd metadata]): a view taken while its base had no autograd
-history, and never itself recorded, carries no AutogradMeta (so no ``version_at_grad_fn``); if its base
-later gains history through another view, that older view keeps reporting ``requires_grad=False``.
-PyTorch tracks every view; we keep the per-view cost at zero for tensors outside autograd.
+Note [Views without autograd metadata]: a view taken while its base had no autograd history, and never itself
+recorded, carries no AutogradMeta (PyTorch gives every view one; we keep the per-view cost at zero for tensors
+outside autograd).  It reads its base instead: it requires grad when the base does, and once the base has a
+grad_fn (which can only have come from an in-place write since) it gets metadata and a regenerated grad_fn
+(``graph._adopt_view``).  The in-place kernels check such a view's ``self`` too, so writing into a view of a leaf
+that now requires grad raises PyTorch's error.
 """
 
 from __future__ import annotations
