@@ -236,7 +236,7 @@ class Tensor:
         elif len(args) == 1 and isinstance(args[0], Tensor):
             if legacy is not None and args[0].dtype is not dtype:
                 raise TypeError(f"expected {_dt.name_of(dtype)} (got {_dt.name_of(args[0].dtype)})")
-            return args[0] if out_cls is Tensor else wrap(args[0]._impl, out_cls)
+            return wrap(aten.alias(args[0]._impl), out_cls)  # PyTorch's Tensor(other): other.alias(), recorded
         elif len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not isinstance(args[0], Size):
             impl = _fac.tensor_impl(args[0], dtype, dev)
         else:

@@ -179,3 +179,203 @@ def test_inplace_on_base_view_gradcheck():
     r = gt.ones(1, dtype=gt.float64, requires_grad=True)
     assert gt.autograd.gradcheck(fn, [r])
     assert gt.autograd.gradgradcheck(fn, [r])
+
+
+# -- views made or returned by a custom Function, and views of views made in no-grad/inference mode -------------
+def _funcs(m):
+    class ViewAsSelf(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Narrow(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, pure):
+            ctx._is_pure_view = pure
+            return x.narrow(0, 0, 2)
+
+        @staticmethod
+        def backward(ctx, g):
+            return m.cat([g, m.zeros(1, dtype=g.dtype)]), None
+
+    class TwoViews(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y, pure):
+            ctx._is_pure_view = pure
+            return x.narrow(0, 0, 2), x + y
+
+        @staticmethod
+        def backward(ctx, g0, g1):
+            return m.cat([g0, m.zeros(1, dtype=g0.dtype)]) + g1, g1, None
+
+    class ViewOfTemp(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, pure):
+            ctx._is_pure_view = pure
+            return x.clone().select(0, 0)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.expand(3).clone(), None
+
+    return ViewAsSelf, Narrow, TwoViews, ViewOfTemp
+
+
+_VIEW_CASES = {
+    # a view returned by a custom Function may not be written in place ...
+    "custom_view_add": lambda m, F: F[1].apply(m.ones(3, requires_grad=True).clone(), False).add_(1),
+    "custom_view_of_no_grad_input": lambda m, F: F[0].apply(m.rand(1, 2)).add_(m.rand(1, requires_grad=True)),
+    "custom_view_copy": lambda m, F: F[0].apply(m.rand(1, 2)).copy_(m.rand(1, requires_grad=True)),
+    # ... nor one of several differentiable outputs; a pure view needs one input and one output
+    "multi_output": lambda m, F: F[2].apply(m.ones(3, requires_grad=True).clone(), m.ones(3), False)[0].add_(1),
+    "pure_two_inputs": lambda m, F: F[2].apply(m.ones(3, requires_grad=True).clone(), m.ones(3), True),
+    # a pure view of a temporary: its base is a leaf
+    "pure_view_of_temp": lambda m, F: F[3].apply(m.ones(3, requires_grad=True).clone(), True).add_(1),
+    "view_of_temp": lambda m, F: F[3].apply(m.ones(3, requires_grad=True).clone(), False).add_(1),
+}
+
+
+@pytest.mark.parametrize("case", list(_VIEW_CASES))
+def test_custom_function_output_views_refuse_inplace(case):
+    assert_same_error(lambda: _VIEW_CASES[case](gt, _funcs(gt)), lambda: _VIEW_CASES[case](torch, _funcs(torch)))
+
+
+def test_pure_view_custom_function_is_rebased_like_a_view():
+    def run(m):
+        calls = []
+        _, Narrow, _, _ = _funcs(m)
+        a = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        out = Narrow.apply(a.clone(), True)
+        out.mul_(3)  # a pure view: the write rebases the history of the Function's input, which is not called
+        calls.append(type(out.grad_fn).__name__)
+        out.sum().backward()
+        return calls, a.grad.tolist()
+
+    g, t = both(run)
+    assert g == t
+
+
+@pytest.mark.parametrize("grad_mode_view", [True, False])
+@pytest.mark.parametrize("grad_mode_iview", [True, False])
+def test_inplace_view_op_on_custom_function_view(grad_mode_view, grad_mode_iview):
+    def run(m):
+        ViewAsSelf = _funcs(m)[0]
+        base = m.rand(2, 3, requires_grad=True).clone()
+        with m.set_grad_enabled(grad_mode_view):
+            inp = ViewAsSelf.apply(base)
+        with m.set_grad_enabled(grad_mode_iview):
+            inp.t_()
+        inp.add_(1)
+
+    assert_same_error(lambda: run(gt), lambda: run(torch))
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+def test_view_of_a_view_made_in_no_grad_mode(mode):
+    def run(m):
+        x = m.zeros(1, 2)
+        with getattr(m, mode)():
+            y = x.view(1, 2)
+        y.requires_grad_(True)
+        z = y.squeeze(0)  # SqueezeBackward1: the message names "Squeeze1"
+        z /= 2
+
+    assert_same_error(lambda: run(gt), lambda: run(torch))
+
+
+def test_mark_dirty_of_a_non_input():
+    def run(m, make):
+        class Func(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp):
+                out = make(inp)
+                out.add_(1)
+                ctx.mark_dirty(out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        return Func.apply(m.ones(2, requires_grad=True).clone())
+
+    def view_of_intermediate(x):
+        return x.clone().view_as(x)
+
+    assert_same_error(lambda: run(gt, view_of_intermediate), lambda: run(torch, view_of_intermediate))
+    for m in (gt, torch):
+        with pytest.warns(UserWarning, match="ctx.mark_dirty\\(\\) received a tensor that was not an input"):
+            run(m, lambda x: 3 * x)
+
+
+def test_dirty_view_saved_for_backward_does_not_leak():
+    import weakref
+
+    def run(m):
+        class Test(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        def scope():
+            x = m.tensor(1.0, requires_grad=True).clone()
+            x = x.view_as(x)
+            Test.apply(x)
+            return weakref.ref(x)
+
+        return scope()() is None
+
+    g, t = both(run)
+    assert g == t is True
+
+
+def test_input_returned_as_is_keeps_its_subclass():
+    def run(m):
+        class Custom(m.Tensor):
+            def __init__(self, data):
+                super().__init__()
+                self._data = data
+
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                args = tuple(a._data if isinstance(a, cls) else a for a in args)
+                out = func(*args, **(kwargs or {}))
+                return cls(out) if isinstance(out, m.Tensor) else out
+
+        class Fn(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        base = m.randn(2, 3)
+        x = Custom(base)
+        y = Fn.apply(x)
+        return type(x).__name__, type(y).__name__, y.shape == x.shape
+
+    g, t = both(run)
+    assert g == t
+
+
+def test_tensor_constructor_of_a_tensor_is_an_alias():
+    def run(m):
+        t = m.randn(2, 3)
+        r = m.randn(2, requires_grad=True)
+        a = m.Tensor(t)
+        return a is t, a._base is t, type(m.Tensor(r).grad_fn).__name__, m.FloatTensor(t)._base is t
+
+    g, t = both(run)
+    assert g == t

@@ -465,19 +465,25 @@ def _history_of(impl: TensorImpl, is_output: bool) -> tuple:
     return None, None
 
 
+def forward_op_name(node: Node) -> str:
+    """The forward op a node stands for, as PyTorch's error messages print it: the node's name without "Backward",
+    keeping a variant number other than 0 (``Exp`` for ExpBackward0, ``Sum1`` for SumBackward1, ``MyFunc`` for a
+    custom Function's MyFuncBackward; ``torch::autograd::CopySlices`` as it is)."""
+    return re.sub(r"Backward(0?)(\d*)$", r"\2", node.name())
+
+
 def _version_error(impl, saved, node_name) -> str:
     shape = ", ".join(str(s) for s in impl.sizes)
     meta = impl.autograd
     # A saved output names the node that produced it; a saved input its current grad_fn.  PyTorch 2.13
-    # prints the forward op's name: the node's without "Backward", keeping a variant number other than 0
-    # ("output 0 of Exp" for ExpBackward0, "of Sum1" for SumBackward1, "of MyFunc" for MyFuncBackward).
+    # prints the forward op's name (forward_op_name: "output 0 of Exp", "of Sum1", "of MyFunc").
     # A saved view's grad_fn is read as the tensor's own (PyTorch's data_.grad_fn()): regenerated as AsStrided
     # when its base moved, and refused (CreationMeta) for the views that may not be regenerated.
     node = saved.grad_fn_ref() if saved.grad_fn_ref is not None else None
     output_nr = saved.output_nr
     if node is None and meta is not None and current_grad_fn(impl) is not None:
         node, output_nr = meta.grad_fn, meta.output_nr
-    fn = re.sub(r"Backward(0?)(\d*)$", r"\2", node.name()) if node is not None else None
+    fn = forward_op_name(node) if node is not None else None
     which = f", which is output {output_nr} of {fn}," if fn else ""
     hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
             "variable in question was changed in there or anywhere later. Good luck!") if is_anomaly_enabled() else (

@@ -40,7 +40,7 @@ from .._ops.aten import aten
 from .._ops.factories import arange_impl, full_impl
 from .._tensor.impl import CreationMeta, TensorImpl, empty_strided_impl
 from . import graph as _graph
-from .graph import Node, gradient_edge, requires_grad, set_history
+from .graph import Node, forward_op_name, gradient_edge, requires_grad, set_history
 
 __all__ = ["CreationMeta", "CopySlices", "AsStridedBackward0", "rebase_history", "refresh_view_grad_fn",
            "handle_view_on_rebase", "CopyBackwards"]
@@ -66,26 +66,25 @@ _WHY = {
 }
 
 
-def _short_name(node: Node) -> str:
-    """PyTorch prints the node without its ``Backward<N>`` suffix in these messages (``Output 0 of Unbind``)."""
-    name = node.name()
-    cut = name.rfind("Backward")
-    return name[:cut] if cut > 0 else name
-
-
 def handle_view_on_rebase(view: TensorImpl, indirect: bool = False) -> None:
-    """Raise PyTorch's error when a view that may not be rebased is (or, ``indirect``, its base is) written."""
+    """Raise PyTorch's error when a view that may not be rebased is (or, ``indirect``, its base is) written.  A
+    view with a grad_fn names it; one made in no-grad or inference mode (or without a grad_fn, so made in no-grad
+    mode) says so, as "a view of a view" when it has a grad_fn (it was taken from such a view)."""
     meta = view.autograd
     creation = None if meta is None else meta.creation_meta
     if creation is None:
         return
     modified = "its base or another view of its base has been" if indirect else "is being"
-    if meta.grad_fn is not None:
-        msg = f"Output {meta.output_nr} of {_short_name(meta.grad_fn)} is a view and {modified} modified inplace."
-    elif creation == CreationMeta.INFERENCE_MODE:
-        msg = f"A view was created in inference mode and {modified} modified inplace in normal mode."
+    node = meta.grad_fn
+    if creation in (CreationMeta.INFERENCE_MODE, CreationMeta.NO_GRAD_MODE) or node is None:
+        prefix = ("A view was created in" if node is None else
+                  f"Output {meta.output_nr} of {forward_op_name(node)} is a view of a view which was created in")
+        if creation == CreationMeta.INFERENCE_MODE:
+            msg = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
-        msg = f"A view was created in no_grad mode and {modified} modified inplace with grad mode enabled."
+        msg = f"Output {meta.output_nr} of {forward_op_name(node)} is a view and {modified} modified inplace."
     raise RuntimeError(msg + _WHY[creation])
 
 
