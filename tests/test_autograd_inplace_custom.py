@@ -379,3 +379,22 @@ def test_tensor_constructor_of_a_tensor_is_an_alias():
 
     g, t = both(run)
     assert g == t
+
+
+# -- views of inference tensors outside inference mode are not tracked (PyTorch's Note [View of inference tensor])
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_view_of_inference_tensor_in_normal_mode_is_a_plain_tensor(requires_grad):
+    def run(m):
+        with m.inference_mode():
+            c = m.ones(1, 2, 3, requires_grad=requires_grad)
+            inner = c.view(-1)
+        normal = m.ones(2, 3)
+        with m.inference_mode():
+            w = normal.view(-1)
+        out = c.view(-1)
+        parts = c.unbind(1)
+        return ([m.is_inference(out), out.requires_grad, out._is_view(), out.is_leaf, out._base is None],
+                [p._is_view() for p in parts], inner._is_view(), [w._is_view(), w._base is normal, m.is_inference(w)])
+
+    g, t = both(run)
+    assert g == t

@@ -150,6 +150,8 @@ def view_kernel(op):
 
     def kernel(ks, self, *args):
         out = op.redispatch(ks, self, *args)
+        if self.is_inference():  # reached outside inference mode: an inference tensor's views are not tracked
+            return out
         root = self.base if self.base is not None else self
         chained = replays or _grad_state.view_replay or self.autograd is not None
         if type(out) is TensorImpl:
