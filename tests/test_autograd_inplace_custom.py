@@ -398,3 +398,22 @@ def test_view_of_inference_tensor_in_normal_mode_is_a_plain_tensor(requires_grad
 
     g, t = both(run)
     assert g == t
+
+
+# -- the unsafe splits: pieces that are no views to autograd, so writing one in place is allowed ----------------
+@pytest.mark.parametrize("split", [
+    lambda t: t.unsafe_split(1), lambda t: t.unsafe_split_with_sizes((1, 1, 1)), lambda t: t.unsafe_chunk(3),
+], ids=["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"])
+def test_inplace_on_unsafe_split_pieces(split):
+    def run(m):
+        m.manual_seed(0)
+        a = m.randn(3, 3, requires_grad=True)
+        s1, s2, s3 = split(a + a)
+        info = [type(s1.grad_fn).__name__, s1._base is None, s1._version, s2._version]
+        s1.mul_(s2)
+        info.append((s1._version, s2._version))
+        s1.sum().backward()
+        return info, a.grad.tolist()
+
+    g, t = both(run)
+    assert g == t

@@ -927,6 +927,46 @@ def _autograd_split_with_sizes(ks, self, split_sizes, dim):
 register_autograd('aten::split_with_sizes', _autograd_split_with_sizes)
 
 
+_op_unsafe_split_Tensor = _get_op('aten::unsafe_split.Tensor')
+_fw_unsafe_split_Tensor = FwSpec(_op_unsafe_split_Tensor, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_unsafe_split_Tensor(ks, self, split_size, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unsafe_split_Tensor, _autograd_unsafe_split_Tensor, ks, self, split_size, dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UnsafeSplitBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_unsafe_split_Tensor.redispatch(ks, self, split_size, dim)
+        record.history(result, node, None)
+        return result
+    return _op_unsafe_split_Tensor.redispatch(ks, self, split_size, dim)
+
+
+register_autograd('aten::unsafe_split.Tensor', _autograd_unsafe_split_Tensor)
+
+
+_op_unsafe_split_with_sizes = _get_op('aten::unsafe_split_with_sizes')
+_fw_unsafe_split_with_sizes = FwSpec(_op_unsafe_split_with_sizes, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_unsafe_split_with_sizes(ks, self, split_sizes, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unsafe_split_with_sizes, _autograd_unsafe_split_with_sizes, ks, self, split_sizes, dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UnsafeSplitWithSizesBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_unsafe_split_with_sizes.redispatch(ks, self, split_sizes, dim)
+        record.history(result, node, None)
+        return result
+    return _op_unsafe_split_with_sizes.redispatch(ks, self, split_sizes, dim)
+
+
+register_autograd('aten::unsafe_split_with_sizes', _autograd_unsafe_split_with_sizes)
+
+
 _op_unbind_int = _get_op('aten::unbind.int')
 _fw_unbind_int = FwSpec(_op_unbind_int, (0,), (False,), 'functional', LINEAR)
 
