@@ -417,3 +417,21 @@ def test_inplace_on_unsafe_split_pieces(split):
 
     g, t = both(run)
     assert g == t
+
+
+# -- set_ drops the cached AccumulateGrad, whose recorded shape would be stale --------------------------------------
+def test_parameter_set_then_cat_backward():
+    def run(m):
+        p = m.nn.Parameter(m.arange(16, dtype=m.float64))
+        grads = []
+        for _ in range(2):
+            with m.no_grad():
+                p.set_(p[1:])
+                p.grad = None
+            out = m.cat((p, p * 2))  # the previous iteration's graph is still alive here
+            out.sum().backward()
+            grads.append((tuple(p.shape), p.grad.tolist()))
+        return grads
+
+    g, t = both(run)
+    assert g == t
