@@ -8,7 +8,8 @@ autograd's view-replay switch ``_set_view_replay_enabled``/``_is_view_replay_ena
 the user API is ``torch.autograd._force_original_view_tracking``), and ``_functions``: the node classes
 (``AccumulateGrad``, ``CopySlices``, ``MulBackward0`` …) and the small nodes of ``autograd/basic_ops.py``, and
 ``_autograd``: a few engine entry points (saved-tensor hooks state, version counters); ``is_grad_enabled`` and
-``_current_graph_task_id``; ``_nn._parse_to``, ``nn.Module.to``'s argument parser.
+``_current_graph_task_id``; ``_nn._parse_to``, ``nn.Module.to``'s argument parser; the gradient layout switch
+``_set_grad_layout_enforcement_enabled``/``_is_grad_layout_enforcement_enabled``.
 """
 
 import types
@@ -19,7 +20,9 @@ from .autograd import basic_ops as _basic_ops
 from .autograd._generated import nodes as _generated_nodes
 from .autograd.engine import current_graph_task_id as _current_graph_task_id
 from .autograd.grad_mode import (
+    _is_grad_layout_enforcement_enabled,
     _is_multithreading_enabled,
+    _set_grad_layout_enforcement_enabled,
     _set_multithreading_enabled,
     _set_view_replay_enabled,
     _unsafe_set_version_counter,
@@ -33,7 +36,7 @@ from .tensor import nn_parse_to
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
            "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions", "_autograd", "is_grad_enabled",
            "_current_graph_task_id", "_is_multithreading_enabled", "_set_multithreading_enabled", "_WeakTensorRef",
-           "_nn"]
+           "_nn", "_set_grad_layout_enforcement_enabled", "_is_grad_layout_enforcement_enabled"]
 
 
 class _WeakTensorRef:

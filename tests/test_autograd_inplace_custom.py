@@ -435,3 +435,53 @@ def test_parameter_set_then_cat_backward():
 
     g, t = both(run)
     assert g == t
+
+
+# -- torch.autograd.enforce_grad_layout_policy -------------------------------------------------------------------
+def _layout_run(m, how):
+    class ContiguousGrad(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return m.ones(2, 3, 4, 5)
+
+    a = m.rand(2, 3, 4, 5).to(memory_format=m.channels_last).requires_grad_()
+    if how == "default":
+        ContiguousGrad.apply(a).backward()
+    elif how == "context":
+        with m.autograd.enforce_grad_layout_policy(False):
+            ContiguousGrad.apply(a).backward()
+    elif how == "call":
+        try:
+            m.autograd.enforce_grad_layout_policy(False)
+            ContiguousGrad.apply(a).backward()
+        finally:
+            m.autograd.enforce_grad_layout_policy(True)
+    else:
+        @m.autograd.enforce_grad_layout_policy(False)
+        def do_backward():
+            ContiguousGrad.apply(a).backward()
+
+        assert m._C._is_grad_layout_enforcement_enabled()  # decorating does not leak the flag
+        do_backward()
+    return a.grad.stride(), a.stride(), m._C._is_grad_layout_enforcement_enabled()
+
+
+@pytest.mark.parametrize("how", ["default", "context", "call", "decorator"])
+def test_enforce_grad_layout_policy(how):
+    g, t = both(lambda m: _layout_run(m, how))
+    assert g == t
+
+
+def test_relaxed_layout_policy_still_copies_a_gradient_it_cannot_steal():
+    def run(m):
+        a = m.rand(2, 3, 4, 5).to(memory_format=m.channels_last).requires_grad_()
+        g = m.ones(2, 3, 4, 5)
+        with m.autograd.enforce_grad_layout_policy(False):
+            a.backward(g)  # the caller still holds g: copied, into the leaf's layout
+        return a.grad.stride(), a.grad is g
+    g, t = both(run)
+    assert g == t
