@@ -485,3 +485,98 @@ def test_relaxed_layout_policy_still_copies_a_gradient_it_cannot_steal():
         return a.grad.stride(), a.grad is g
     g, t = both(run)
     assert g == t
+
+
+# -- Tensor._view_func / _view_func_unsafe / _rev_view_func_unsafe ---------------------------------------------------
+def _meta(t):
+    return tuple(t.shape), t.stride(), t.storage_offset(), str(t.dtype).removeprefix("torch.")
+
+
+def _replay_all(m, make, args, replay, unsafe):
+    m.manual_seed(0)
+    inp = make(m)
+    with m.autograd._force_original_view_tracking(replay):
+        outs = getattr(m, args[0])(inp, *args[1:]) if isinstance(args[0], str) else args[0](m, inp)
+    outs = [outs] if isinstance(outs, m.Tensor) else outs
+    res = []
+    for out in outs:
+        new_inp = inp.clone() * 2
+        new_out = out._view_func_unsafe(new_inp) if unsafe else out._view_func(new_inp)
+        entry = [out._base is inp, _meta(new_out), new_out.tolist() == (out * 2).tolist()]
+        if replay:
+            new_view = out.detach()
+            back = out._rev_view_func_unsafe(new_view)
+            entry += [_meta(back), back._is_view(), back._base is new_view]
+        res.append(entry)
+    return res
+
+
+_VIEW_FUNC_CASES = {
+    "as_strided": (lambda m: m.rand(2, 2), ("as_strided", (4,), (1,))),
+    "chunk": (lambda m: m.rand(2, 4), ("chunk", 2, -1)),
+    "diagonal": (lambda m: m.rand(4, 4), ("diagonal",)),
+    "select": (lambda m: m.rand(2, 2), ("select", 0, 1)),
+    "split_with_sizes": (lambda m: m.rand(2, 4), ("split_with_sizes", [1, 3], -1)),
+    "squeeze_dims": (lambda m: m.rand(2, 1, 1, 4), ("squeeze", [1, 2])),
+    "unbind": (lambda m: m.rand(1, 5), ("unbind",)),
+    "view_as_complex": (lambda m: m.rand(2, 2), ("view_as_complex",)),
+    "view_as_real": (lambda m: m.rand(2, 2, dtype=m.cfloat), ("view_as_real",)),
+    "chain": (lambda m: m.randn(2, 3, 4), (lambda m, x: x.chunk(2, -1)[0].transpose(0, 1).unsqueeze(-1),)),
+    "chain_dtype": (lambda m: m.randn(3, 2, dtype=m.cfloat), (lambda m, x: m.view_as_real(x[1:]).transpose(0, 1),)),
+}
+
+
+@pytest.mark.parametrize("case", list(_VIEW_FUNC_CASES))
+@pytest.mark.parametrize("replay", [True, False])
+@pytest.mark.parametrize("unsafe", [True, False])
+def test_view_func_replays_a_view_on_a_new_base(case, replay, unsafe):
+    make, args = _VIEW_FUNC_CASES[case]
+    g, t = both(lambda m: _replay_all(m, make, args, replay, unsafe))
+    assert g == t
+
+
+def test_view_func_refusals():
+    def run(m):
+        x = m.rand(2, 2)
+        v = x.t()
+        with m.autograd._force_original_view_tracking(True):
+            w = x.t()
+        return x._view_func(x), x._view_func_unsafe(x), x._rev_view_func_unsafe(x), w._view_func(m.rand(3, 3)), v
+
+    (*g, g_view), (*t, t_view) = both(run)
+    assert g == t == [None] * 4
+    assert_same_error(lambda: g_view._rev_view_func_unsafe(g_view.detach()),
+                      lambda: t_view._rev_view_func_unsafe(t_view.detach()))
+
+
+def test_view_func_with_modified_state():
+    def run(m):
+        with m.autograd._force_original_view_tracking(True):
+            m.manual_seed(0)
+            base = m.randn(3, 4, 5)
+            view = base.select(1, 2)
+            new_base = m.randn_like(base)
+            moved = view._view_func(new_base, symint_visitor_fn=lambda x: x + 1)  # the saved index, not the dim
+            again = view._view_func(new_base)  # the saved state is back
+            sliced = base[:, 2:3, :].detach()
+            inv = m.ops.aten.slice_inverse(sliced, base, 1, 2, 3, 1)
+            new_sliced = m.ones_like(base)[:, 2:3, :].detach()
+            swapped = inv._view_func(new_sliced, tensor_visitor_fn=lambda x: m.zeros(1, 2, 3))
+            return [_meta(moved), moved.tolist() == new_base.select(1, 3).tolist(),
+                    again.tolist() == new_base.select(1, 2).tolist(), _meta(swapped),
+                    inv._view_func(sliced).tolist() == base.tolist(), type(inv.grad_fn).__name__]
+
+    g, t = both(run)
+    assert g == t
+
+
+def test_slice_inverse_gradients():
+    def run(m):
+        b = m.arange(60.0).reshape(3, 4, 5).requires_grad_()
+        s = b[:, 2:3, :].detach().requires_grad_()
+        v = m.ops.aten.slice_inverse(s, b, 1, 2, 3, 1)
+        (v * m.arange(60.0).reshape(3, 4, 5)).sum().backward()
+        return v._base is s, s.grad.tolist(), b.grad.tolist()
+
+    g, t = both(run)
+    assert g == t

@@ -83,6 +83,10 @@ OPS = [
     _views("select", _each(SRC, 1, -1), ("select.int",)),
     _views("ops.aten.slice.Tensor", _chain(_each(SRC, 1, 0, 2, 1), _each(SRC, 2, -3, None, 2)), ("slice.Tensor",),
            method=False),
+    # slice_inverse views self with src's geometry; a whole-dim slice keeps self and src of one shape
+    _views("ops.aten.slice_inverse", _chain(_each([T((3, 4, 5))], T((3, 4, 5)), 1, 0, 4, 1),
+                                            _each([T((3, 4, 5))], T((3, 4, 5)), 2)),
+           ("slice_inverse",), method=False),
     _views("unsqueeze", _each(SRC, 1), ("unsqueeze",)),
     _views("squeeze", _chain(_each([T((2, 1, 3, 1))]), _each([T((2, 1, 3, 1))], 1), _each([T((2, 1, 3, 1))], (1, 3))),
            ("squeeze", "squeeze.dim", "squeeze.dims")),

@@ -841,6 +841,29 @@ def _autograd_slice_Tensor(ks, self, dim, start, end, step):
 register_autograd('aten::slice.Tensor', _autograd_slice_Tensor)
 
 
+_op_slice_inverse = _get_op('aten::slice_inverse')
+_fw_slice_inverse = FwSpec(_op_slice_inverse, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_slice_inverse(ks, self, src, dim, start, end, step):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_slice_inverse, _autograd_slice_inverse, ks, self, src, dim, start, end, step)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.SliceInverseBackward0()
+        node.next_edges = record.edges(self, src)
+        node.dim_ = dim
+        node.start_ = start
+        node.end_ = end
+        node.step_ = step
+        result = _op_slice_inverse.redispatch(ks, self, src, dim, start, end, step)
+        record.output(result, node)
+        return result
+    return _op_slice_inverse.redispatch(ks, self, src, dim, start, end, step)
+
+
+register_autograd('aten::slice_inverse', _autograd_slice_inverse)
+
+
 _op_diagonal = _get_op('aten::diagonal')
 _fw_diagonal = FwSpec(_op_diagonal, (0,), (False,), 'functional', LINEAR)
 

@@ -1100,12 +1100,58 @@ class SliceBackward0(Node):
         return self.self_sizes_
 
 
+def _SliceInverseBackward0_0(grad, grads, dim, start, end, step):
+    return slice_of(grad, dim, start, end, step)
+
+
+def _SliceInverseBackward0_1(grad, grads, dim, start, end, step):
+    return slice_zeroed(grad, dim, start, end, step)
+
+
+class SliceInverseBackward0(Node):
+    """Backward of ``slice_inverse(Tensor(a) self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:101)."""
+
+    __slots__ = ('dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ()
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SliceInverseBackward0_0(grad, grads, dim, start, end, step))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SliceInverseBackward0_1(grad, grads, dim, start, end, step))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_start(self):
+        return self.start_
+
+    @property
+    def _saved_end(self):
+        return self.end_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+
 def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
     return diagonal_backward(grad, self_sizes, offset, dim1, dim2)
 
 
 class DiagonalBackward0(Node):
-    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:101)."""
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:106)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -1145,7 +1191,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0(Node):
-    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:105)."""
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:110)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -1185,7 +1231,7 @@ def _SplitBackward0_0(grad, grads, dim):
 
 
 class SplitBackward0(Node):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:109)."""
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:114)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1210,7 +1256,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0(Node):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:113)."""
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:118)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1235,7 +1281,7 @@ def _UnsafeSplitBackward0_0(grad, grads, dim):
 
 
 class UnsafeSplitBackward0(Node):
-    """Backward of ``unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:117)."""
+    """Backward of ``unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:122)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1260,7 +1306,7 @@ def _UnsafeSplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class UnsafeSplitWithSizesBackward0(Node):
-    """Backward of ``unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:121)."""
+    """Backward of ``unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:126)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1285,7 +1331,7 @@ def _UnbindBackward0_0(grad, grads, dim):
 
 
 class UnbindBackward0(Node):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:125)."""
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:130)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1310,7 +1356,7 @@ def _AliasBackward0_0(grad, grads):
 
 
 class AliasBackward0(Node):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:129)."""
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:134)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1330,7 +1376,7 @@ def _CloneBackward0_0(grad, grads):
 
 
 class CloneBackward0(Node):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:133)."""
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:138)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1350,7 +1396,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
 
 
 class ToCopyBackward0(Node):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:137)."""
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:142)."""
 
     __slots__ = ('self_dtype_',)
     _tensor_slots = ()
@@ -1371,7 +1417,7 @@ def _FillBackward2_0(grad, grads):
 
 
 class FillBackward2(Node):
-    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:157)."""
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:162)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1399,7 +1445,7 @@ def _FillBackward3_1(grad, grads):
 
 
 class FillBackward3(Node):
-    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:161)."""
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:166)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1425,7 +1471,7 @@ def _ZeroBackward0_0(grad, grads):
 
 
 class ZeroBackward0(Node):
-    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:166)."""
+    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:171)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -12461,7 +12507,7 @@ def _UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0_copy(Node):
-    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:105)."""
+    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:110)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -12501,7 +12547,7 @@ def _DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0_copy(Node):
-    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:101)."""
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:106)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -12541,7 +12587,7 @@ def _SplitBackward0_copy_0(grad, grads, dim):
 
 
 class SplitBackward0_copy(Node):
-    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:109)."""
+    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:114)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -12566,7 +12612,7 @@ def _SplitWithSizesBackward0_copy_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0_copy(Node):
-    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:113)."""
+    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:118)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -12591,7 +12637,7 @@ def _UnbindBackward0_copy_0(grad, grads, dim):
 
 
 class UnbindBackward0_copy(Node):
-    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:125)."""
+    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:130)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -12616,7 +12662,7 @@ def _AliasBackward0_copy_0(grad, grads):
 
 
 class AliasBackward0_copy(Node):
-    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:129)."""
+    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:134)."""
 
     __slots__ = ()
     _tensor_slots = ()

@@ -19,7 +19,7 @@ from ...factories import check_fits
 from ..cpu import copy as _copy
 
 __all__ = ["view", "view_dtype", "reshape_alias", "unsafe_view", "as_strided", "transpose", "t", "permute", "expand",
-           "slice_Tensor",
+           "slice_Tensor", "slice_inverse",
            "select_int", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "unfold", "diagonal",
            "split_Tensor", "split_with_sizes", "unsafe_split_Tensor", "unsafe_split_with_sizes", "unbind_int",
            "alias", "fw_primal", "make_dual", "unpack_dual", "clone",
@@ -55,6 +55,11 @@ def unpack_dual(dual: TensorImpl, level):
 
 def expand(self: TensorImpl, size, implicit=False) -> TensorImpl:
     return _views.expand(self, size)
+
+
+def slice_inverse(self: TensorImpl, src: TensorImpl, dim=0, start=None, end=None, step=1) -> TensorImpl:
+    """PyTorch's ``slice_inverse``: ``self`` viewed with ``src``'s geometry (its storage reaches that far)."""
+    return _views.as_strided(self, src.sizes, src.strides, src.offset)
 
 
 def slice_Tensor(self: TensorImpl, dim=0, start=None, end=None, step=1) -> TensorImpl:  # noqa: N802
