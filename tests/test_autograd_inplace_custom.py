@@ -580,3 +580,33 @@ def test_slice_inverse_gradients():
 
     g, t = both(run)
     assert g == t
+
+
+@pytest.mark.parametrize("jvp_err", [True, False])
+def test_dirty_input_tangent_checks_after_the_marks_are_dropped(jvp_err):
+    def run(m):
+        class InplaceMul(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x.mul_(2))
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+            @staticmethod
+            def jvp(ctx, x_t):
+                return x_t if jvp_err else x_t.mul_(2)
+
+        x = m.tensor(1.0).clone()
+        with m.autograd.forward_ad.dual_level():
+            dual = m.autograd.forward_ad.make_dual(x, m.ones_like(x))
+            out = InplaceMul.apply(dual)
+            return m.autograd.forward_ad.unpack_dual(out).tangent.item(), out is dual
+
+    if jvp_err:
+        assert_same_error(lambda: run(gt), lambda: run(torch))
+    else:
+        g, t = both(run)
+        assert g == t

@@ -305,9 +305,10 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
                     output = cls.forward(ctx, *args)
         finally:
             _grad_state.fw_grad_mode = fw_mode
-        result = _wrap_outputs(ctx, tensor_impls, output, executable)
+        dirty, non_diff = _marked(ctx)
+        result = _wrap_outputs(ctx, tensor_impls, output, executable, dirty, non_diff)
         if tangents is not None and any(t is not None for t in tangents):
-            _forward_mode_ad(cls, ctx, impls, tangents, output, result)
+            _forward_mode_ad(cls, ctx, impls, tangents, output, result, dirty, non_diff)
         if executable:
             _save_variables(ctx, result)
             if is_anomaly_enabled():
@@ -381,7 +382,16 @@ def _rebase_dirty(ctx, impl: TensorImpl, i: int, is_input: bool, n_outputs: int)
     rebase_history(impl, ctx)  # the base's history becomes CopySlices(ctx)
 
 
-def _wrap_outputs(ctx, input_impls, output, executable):
+def _marked(ctx) -> tuple:
+    """The ids of the impls forward marked dirty and non-differentiable.  PyTorch drops the marked tensors from the
+    ctx here: they would keep the tensors alive as long as the graph (a saved dirty view would leak)."""
+    dirty = {id(i) for t in (ctx.dirty_tensors or ()) if (i := _impl_of(t)) is not None}
+    non_diff = {id(i) for t in (ctx.non_differentiable or ()) if (i := _impl_of(t)) is not None}
+    ctx.dirty_tensors = ctx.non_differentiable = None
+    return dirty, non_diff
+
+
+def _wrap_outputs(ctx, input_impls, output, executable, dirty, non_diff):
     """PyTorch's ``_wrap_outputs``: give the outputs their history (or none) and remember their metadata.  An
     output view (also an input returned as-is) may not be modified in place later (``IN_CUSTOM_FUNCTION``), unless
     the Function declared itself a pure view (``ctx._is_pure_view``); views among several differentiable outputs
@@ -392,9 +402,6 @@ def _wrap_outputs(ctx, input_impls, output, executable):
     if pure_view and (len(input_impls) != 1 or len(outputs) != 1):
         raise RuntimeError(_PURE_VIEW)
     inputs = {id(i) for i in input_impls}
-    dirty = {id(i) for t in (ctx.dirty_tensors or ()) if (i := _impl_of(t)) is not None}
-    non_diff = {id(i) for t in (ctx.non_differentiable or ()) if (i := _impl_of(t)) is not None}
-    ctx.dirty_tensors = ctx.non_differentiable = None  # PyTorch drops them here: they would keep the tensors alive
     wrapped = []
     info = []
     non_diff_outputs = set()
@@ -450,7 +457,7 @@ def _wrap_outputs(ctx, input_impls, output, executable):
     return tuple(wrapped) if is_tuple else wrapped[0]
 
 
-def _forward_mode_ad(cls, ctx, impls, tangents, raw, result) -> None:
+def _forward_mode_ad(cls, ctx, impls, tangents, raw, result, dirty, non_diff) -> None:
     """PyTorch's ``_process_forward_mode_AD``: the outputs' tangents from the user's ``jvp`` (one tangent or None
     per forward input), with forward grad mode off while it runs."""
     versions = [None if t is None else t.version.version for t in tangents]
@@ -464,8 +471,6 @@ def _forward_mode_ad(cls, ctx, impls, tangents, raw, result) -> None:
     if len(grads) != len(outs):
         raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outs)} "
                            f"but got {len(grads)})")
-    dirty = {id(i) for t in (ctx.dirty_tensors or ()) if (i := _impl_of(t)) is not None}
-    non_diff = {id(i) for t in (ctx.non_differentiable or ()) if (i := _impl_of(t)) is not None}
     for i, (out, raw_out, g) in enumerate(zip(outs, raws, grads, strict=True)):
         impl, raw_impl = _impl_of(out), _impl_of(raw_out)
         if impl is None or id(raw_impl) in non_diff or not (impl.dtype.is_floating_point or impl.dtype.is_complex):
