@@ -11,7 +11,8 @@ the user API is ``torch.autograd._force_original_view_tracking``), and ``_functi
 ``_autograd``: a few engine entry points (saved-tensor hooks state, version counters); ``is_grad_enabled`` and
 ``_current_graph_task_id``, the engine's ``_current_autograd_node``, ``_current_graph_task_execution_order`` and
 ``_will_engine_execute_node``; the cached-tensor registry (``_add_cached_tensor`` …); ``_nn._parse_to``,
-``nn.Module.to``'s argument parser.
+``nn.Module.to``'s argument parser; the gradient layout switch
+``_set_grad_layout_enforcement_enabled``/``_is_grad_layout_enforcement_enabled``.
 """
 
 import types
@@ -28,8 +29,10 @@ from .autograd.engine import current_node as _current_autograd_node
 from .autograd.engine import will_execute_node as _will_engine_execute_node
 from .autograd.grad_mode import (
     _is_fwd_grad_enabled,
+    _is_grad_layout_enforcement_enabled,
     _is_multithreading_enabled,
     _set_fwd_grad_enabled,
+    _set_grad_layout_enforcement_enabled,
     _set_multithreading_enabled,
     _set_view_replay_enabled,
     _unsafe_set_version_counter,
@@ -46,7 +49,8 @@ __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_to
            "_current_graph_task_id", "_is_multithreading_enabled", "_set_multithreading_enabled", "_WeakTensorRef",
            "_nn", "_set_fwd_grad_enabled", "_is_fwd_grad_enabled", "_RestorePythonTLSSnapshot",
            "_current_autograd_node", "_current_graph_task_execution_order", "_will_engine_execute_node",
-           "_set_cached_tensors_enabled", "_add_cached_tensor", "_remove_cached_tensor", "_is_cached_tensor"]
+           "_set_cached_tensors_enabled", "_add_cached_tensor", "_remove_cached_tensor", "_is_cached_tensor",
+           "_set_grad_layout_enforcement_enabled", "_is_grad_layout_enforcement_enabled"]
 
 
 class _WeakTensorRef:

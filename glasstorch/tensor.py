@@ -41,6 +41,7 @@ from .autograd.forward_grad import fw_grad as _fw_grad
 from .autograd.graph import current_grad_fn as _current_grad_fn
 from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
+from ._ops.view_funcs import as_strided_view_func as _as_strided_view_func
 from ._tensor.impl import (INFERENCE_VERSION, AutogradMeta, TensorImpl, VersionCounter, empty_strided_impl,
                            storage_nbytes_for)
 from ._tensor.storage import UntypedStorage, _rebuild_untyped_storage
@@ -238,7 +239,7 @@ class Tensor:
         elif len(args) == 1 and isinstance(args[0], Tensor):
             if legacy is not None and args[0].dtype is not dtype:
                 raise TypeError(f"expected {_dt.name_of(dtype)} (got {_dt.name_of(args[0].dtype)})")
-            return args[0] if out_cls is Tensor else wrap(args[0]._impl, out_cls)
+            return wrap(aten.alias(args[0]._impl), out_cls)  # PyTorch's Tensor(other): other.alias(), recorded
         elif len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not isinstance(args[0], Size):
             impl = _fac.tensor_impl(args[0], dtype, dev)
         else:
@@ -425,10 +426,8 @@ class Tensor:
     def requires_grad(self) -> bool:
         impl = self._impl
         meta = impl.autograd
-        if meta is None:
-            return False
         if impl.base is None:
-            return meta.requires_grad or meta.grad_fn is not None
+            return meta is not None and (meta.requires_grad or meta.grad_fn is not None)
         return _autograd_graph.requires_grad(impl) or _current_grad_fn(impl) is not None
 
     @requires_grad.setter
@@ -593,6 +592,47 @@ class Tensor:
 
     def _is_view(self) -> bool:
         return self._impl.base is not None
+
+    def _view_chain(self):
+        """This view's replay chain from its base: the recorded view ops, else one as_strided (None: no view)."""
+        impl = self._impl
+        if impl.base is None:
+            return None
+        meta = impl.autograd
+        if meta is not None and meta.view_fn is not None:
+            return meta.view_fn
+        return _as_strided_view_func(impl, impl.base)
+
+    def _view_func(self, new_base, symint_visitor_fn=None, tensor_visitor_fn=None):
+        """This view's ops replayed on ``new_base`` (None when this is no view or ``new_base`` is not laid out as
+        this view's base); the visitors may replace the ops' saved SymInts and tensors for this replay."""
+        base = self._impl.base
+        new = new_base._impl
+        if base is None or (new.sizes, new.strides, new.offset, new.dtype, new.device) != (
+                base.sizes, base.strides, base.offset, base.dtype, base.device):
+            return None
+        return self._view_func_unsafe(new_base, symint_visitor_fn, tensor_visitor_fn)
+
+    def _view_func_unsafe(self, new_base, symint_visitor_fn=None, tensor_visitor_fn=None):
+        """``_view_func`` without the check that ``new_base`` is laid out as this view's base."""
+        chain = self._view_chain()
+        if chain is None:
+            return None
+        if symint_visitor_fn is not None or tensor_visitor_fn is not None:
+            to_impl = None if tensor_visitor_fn is None else (lambda t: tensor_visitor_fn(wrap(t))._impl)
+            chain = chain.visited(symint_visitor_fn, to_impl)
+        return wrap(chain(new_base._impl))
+
+    def _rev_view_func_unsafe(self, new_view):
+        """A view of ``new_view`` (laid out as this view) laid out as this view's base: the recorded view ops
+        undone (a view recorded without them, outside view replay, has none to undo)."""
+        impl = self._impl
+        if impl.base is None:
+            return None
+        meta = impl.autograd
+        if meta is None or meta.view_fn is None:
+            raise RuntimeError("No _rev_view_func() found")
+        return wrap(meta.view_fn.reverse(impl.base, new_view._impl))
 
     @property
     def data(self) -> Tensor:

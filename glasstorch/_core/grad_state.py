@@ -21,6 +21,9 @@ class _GradState(threading.local):
         # view's grad_fn regenerated after an in-place write is the view op's own node, not AsStridedBackward0.
         self.view_replay = False
         self.multithreading = True  # set_multithreading_enabled (recorded; backward runs on the calling thread)
+        # PyTorch's grad_layout_enforcement (torch.autograd.enforce_grad_layout_policy): False lets AccumulateGrad
+        # steal a fresh gradient whose strides differ from the leaf's
+        self.grad_layout_enforcement = True
 
 
 class _ForwardLevels:

@@ -181,6 +181,8 @@ def view_kernel(op):
 
     def kernel(ks, self, *args):
         out = below.redispatch(ks, self, *args)
+        if self.is_inference():  # reached outside inference mode: an inference tensor's views are not tracked
+            return out
         root = self.base if self.base is not None else self
         chained = replays or _grad_state.view_replay or self.autograd is not None
         fw_base = _forward_view_base(self)

@@ -21,7 +21,8 @@ from ._generated import kernels as _kernels  # noqa: F401  (registers the Autogr
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function, InplaceFunction, once_differentiable  # noqa: F401
 from .grad_mode import (  # noqa: F401
-    _force_original_view_tracking, _unsafe_preserve_version_counter, enable_grad, inference_mode, is_grad_enabled,
+    _force_original_view_tracking, _unsafe_preserve_version_counter, enable_grad, enforce_grad_layout_policy,
+    inference_mode, is_grad_enabled,
     is_inference_mode_enabled, is_view_replay_enabled, no_grad, set_grad_enabled, set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
@@ -31,7 +32,8 @@ from .variable import Variable
 __all__ = ["backward", "grad", "SavedTensor",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "detect_anomaly", "set_detect_anomaly", "graph", "Node", "Function", "InplaceFunction",
-           "once_differentiable", "gradcheck", "gradgradcheck", "functional", "Variable", "forward_ad"]
+           "once_differentiable", "gradcheck", "gradgradcheck", "functional", "Variable", "forward_ad",
+           "enforce_grad_layout_policy"]
 
 _to_tensor = None  # bound by install()
 

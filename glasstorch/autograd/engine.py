@@ -579,17 +579,18 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
 def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:
     """The gradient layout contract: a dense leaf gets a grad with its strides, others a row-major one.
 
-    A fresh gradient that already obeys it is stolen when ``steal`` (no copy); anything else is copied as
-    PyTorch's clone_obey_contract does: into an empty tensor of the leaf's strides, or a row-major clone.
+    A fresh gradient that already obeys it (or any, with ``enforce_grad_layout_policy(False)``) is stolen when
+    ``steal`` (no copy); anything else is copied as PyTorch's clone_obey_contract does: into an empty tensor of the
+    leaf's strides, or a row-major clone.
     """
     dense = _shape.is_non_overlapping_and_dense(leaf.sizes, leaf.strides)
     if dense:
         ok = all(s == 1 or a == b for s, a, b in zip(leaf.sizes, leaf.strides, grad.strides, strict=True))
     else:
         ok = grad.is_contiguous()
-    if steal and ok and _sole_owner(grad, _REFS_STOLEN):
+    if steal and (ok or not _grad_state.grad_layout_enforcement) and _sole_owner(grad, _REFS_STOLEN):
         return grad
-    if steal and ok and _sole_math_view(grad):
+    if steal and (ok or not _grad_state.grad_layout_enforcement) and _sole_math_view(grad):
         grad.base = grad.autograd = None  # PyTorch stores ``new_grad.detach()``: no _base, no view history
         return grad
     if not dense:

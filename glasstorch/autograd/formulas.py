@@ -35,7 +35,8 @@ __all__ = [
     "std_mean_backward", "norm_backward", "prod_backward", "prod_dim_backward", "cumsum_backward",
     "cumprod_backward",
     # views and shapes
-    "select_backward", "slice_backward", "permute_backward", "diagonal_backward", "unfold_backward",
+    "select_backward", "slice_backward", "slice_of", "slice_zeroed", "permute_backward", "diagonal_backward",
+    "unfold_backward",
     "as_strided_backward", "repeat_backward", "roll_backward", "constant_pad_backward", "reflection_pad_backward",
     "replication_pad_backward", "reflection_pad", "replication_pad", "circular_pad_backward", "cat_tensors_backward",
     "stack_tensors_backward",
@@ -510,6 +511,18 @@ def select_backward(grad, sizes, dim, index):
     dim = dim % len(sizes)
     index = index % sizes[dim]
     return pad_dim(grad.unsqueeze(dim), dim, index, sizes[dim] - index - 1)
+
+
+def slice_of(grad, dim, start, end, step):
+    """``grad[..., start:end:step, ...]`` along ``dim`` (the public ``aten.slice``)."""
+    return grad[(slice(None),) * (dim % grad.dim()) + (slice(start, end, step),)]
+
+
+def slice_zeroed(grad, dim, start, end, step):
+    """``grad`` with the slice ``[start:end:step]`` of ``dim`` set to 0 (what ``slice_inverse``'s src gets)."""
+    out = grad.clone()
+    out[(slice(None),) * (dim % grad.dim()) + (slice(start, end, step),)] = 0
+    return out
 
 
 def slice_backward(grad, sizes, dim, start, end, step):

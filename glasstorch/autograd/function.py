@@ -27,16 +27,16 @@ import inspect
 import warnings
 
 from .._core.grad_state import forward_levels
-from .._ops.aten import aten
 from .._ops.factories import full_impl
-from .._tensor.impl import AutogradMeta, TensorImpl
+from .._tensor.impl import AutogradMeta, CreationMeta, TensorImpl
 from . import graph as _graph
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
 from .basic_ops import Error
 from .forward_grad import fw_grad, fw_view_base, set_fw_grad
 from .grad_mode import state as _grad_state
 from .graph import NodeBase, SavedTensor, collect_next_edges, requires_grad, set_history
-from .view_history import handle_view_on_rebase, rebase_history
+from .node_support import check_inplace
+from .view_history import rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "InplaceFunction", "once_differentiable"]
 
@@ -100,6 +100,8 @@ class BackwardCFunction(NodeBase, FunctionCtx):
         self.dirty_tensors = ()
         self.non_differentiable = ()
         self.materialize_grads = True
+        self._materialize_non_diff_grads = True  # False: a non-differentiable output's missing grad stays None
+        self._non_diff_outputs = frozenset()
         self.needs_input_grad = ()
         self._is_tensor_input = ()
         self._output_info = []  # per forward output: (sizes, dtype, device) of a tensor, else None
@@ -163,7 +165,8 @@ class BackwardCFunction(NodeBase, FunctionCtx):
         for i in range(n_out):
             g = grads[i] if i < len(grads) else None
             info = self._output_info[i] if i < len(self._output_info) else None
-            if g is None and info is not None and self.materialize_grads:
+            if g is None and info is not None and self.materialize_grads and (
+                    self._materialize_non_diff_grads or i not in self._non_diff_outputs):
                 g = full_impl(info[0], 0, info[1], info[2])
             args.append(None if g is None else _graph.to_tensor(g))
         if getattr(self._forward_cls, "boxed_grads_call", False):  # backward(ctx, grads): one list it may empty
@@ -310,9 +313,10 @@ class Function(NodeBase, FunctionCtx, metaclass=FunctionMeta):
                     output = cls.forward(ctx, *args)
         finally:
             _grad_state.fw_grad_mode = fw_mode
-        result = _wrap_outputs(ctx, tensor_impls, output, executable)
+        dirty, non_diff = _marked(ctx)
+        result = _wrap_outputs(ctx, tensor_impls, output, executable, dirty, non_diff)
         if tangents is not None and any(t is not None for t in tangents):
-            _forward_mode_ad(cls, ctx, impls, tangents, output, result)
+            _forward_mode_ad(cls, ctx, impls, tangents, output, result, dirty, non_diff)
         if executable:
             _save_variables(ctx, result)
             if is_anomaly_enabled():
@@ -334,13 +338,14 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
 
-def _alias(impl: TensorImpl) -> TensorImpl:
-    """A view of ``impl`` on all of it, made without recording and with forward grad mode off (PyTorch's
-    ``_view_as_self_with_no_grad``): its tangent is what ``jvp`` returns for it."""
+def _view_as_self(out):
+    """An input returned as-is comes back as ``out.view_as(out)``, made without recording (PyTorch's
+    ``_view_as_self_with_no_grad``) through the public method, so that a subclass's ``__torch_function__`` runs
+    and the result keeps its class."""
     fw_mode, _grad_state.fw_grad_mode = _grad_state.fw_grad_mode, False
     try:
         with _NoGrad():
-            return aten.alias(impl)
+            return out.view_as(out)
     finally:
         _grad_state.fw_grad_mode = fw_mode
 
@@ -352,71 +357,111 @@ _VIEW_DIRTY_MULTI = (
     "splitting it into two Functions: one doing the inplace that returns a single Tensor and a second one that "
     "does the other operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
     "this change.")
+_DIRTY_NOT_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
+                    "mutated should be passed to ctx.mark_dirty().")
+_PURE_VIEW = ("Pure view custom Function can only have one input Tensor and one output Tensor. Open an issue if you "
+              "need to support more.")
 
 
-def _wrap_outputs(ctx, input_impls, output, executable):
-    """PyTorch's ``_wrap_outputs``: give the outputs their history (or none) and remember their metadata."""
-    is_tuple = isinstance(output, tuple)
-    outputs = output if is_tuple else (output,)
-    inputs = {id(i) for i in input_impls}
+def _set_creation(impl: TensorImpl, creation) -> None:
+    """Mark how an output view was created (PyTorch's ``set_creation_meta``), giving it metadata if it had none."""
+    meta = impl.autograd
+    if meta is None:
+        meta = impl.autograd = AutogradMeta()
+        meta.version_at_grad_fn = impl.version.version
+    meta.creation_meta = creation
+
+
+def _rebase_dirty(ctx, impl: TensorImpl, i: int, is_input: bool, n_outputs: int) -> None:
+    """A differentiable output marked dirty: the in-place write's checks, then ``ctx`` becomes its history."""
+    meta = impl.autograd
+    if meta is not None and meta.requires_grad and meta.grad_fn is None and impl.base is None:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+    if not is_input:
+        if impl.base is not None:  # a view of an intermediate
+            raise RuntimeError(_DIRTY_NOT_INPUT)
+        warnings.warn(_DIRTY_NOT_INPUT, stacklevel=4)
+    if impl.base is None:
+        set_history(impl, ctx, i)
+        return
+    if n_outputs > 1:
+        raise RuntimeError(_VIEW_DIRTY_MULTI)
+    check_inplace(impl)
+    rebase_history(impl, ctx)  # the base's history becomes CopySlices(ctx)
+
+
+def _marked(ctx) -> tuple:
+    """The ids of the impls forward marked dirty and non-differentiable.  PyTorch drops the marked tensors from the
+    ctx here: they would keep the tensors alive as long as the graph (a saved dirty view would leak)."""
     dirty = {id(i) for t in (ctx.dirty_tensors or ()) if (i := _impl_of(t)) is not None}
     non_diff = {id(i) for t in (ctx.non_differentiable or ()) if (i := _impl_of(t)) is not None}
-    if dirty:
-        returned = {id(i) for o in outputs if (i := _impl_of(o)) is not None}
-        if not dirty <= returned:
-            raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
-                               "The inputs that are modified inplace must all be outputs of the Function.")
+    ctx.dirty_tensors = ctx.non_differentiable = None
+    return dirty, non_diff
+
+
+def _wrap_outputs(ctx, input_impls, output, executable, dirty, non_diff):
+    """PyTorch's ``_wrap_outputs``: give the outputs their history (or none) and remember their metadata.  An
+    output view (also an input returned as-is) may not be modified in place later (``IN_CUSTOM_FUNCTION``), unless
+    the Function declared itself a pure view (``ctx._is_pure_view``); views among several differentiable outputs
+    are ``MULTI_OUTPUT_NODE``."""
+    is_tuple = isinstance(output, tuple)
+    outputs = output if is_tuple else (output,)
+    pure_view = bool(getattr(ctx, "_is_pure_view", False))
+    if pure_view and (len(input_impls) != 1 or len(outputs) != 1):
+        raise RuntimeError(_PURE_VIEW)
+    inputs = {id(i) for i in input_impls}
     wrapped = []
     info = []
+    non_diff_outputs = set()
+    returned = set()
     for i, out in enumerate(outputs):
         impl = _impl_of(out)
         if impl is None:
             wrapped.append(out)
             info.append(None)
             continue
+        returned.add(id(impl))
         is_input = id(impl) in inputs
         is_modified = id(impl) in dirty
         if is_modified:
             impl.version.bump()  # marking dirty counts as a write, with or without history
         differentiable = executable and id(impl) not in non_diff and (
             impl.dtype.is_floating_point or impl.dtype.is_complex)
+        pub = None
         if not differentiable:
+            non_diff_outputs.add(i)
             if not requires_grad(impl):
                 if is_input and not is_modified:
-                    impl = _alias(impl)
+                    pub = _view_as_self(out)
+                    impl = _impl_of(pub)
             elif is_input:
                 impl = impl.view_impl(impl.sizes, impl.strides, impl.offset)  # a detached alias
-            else:
+            elif impl.base is None:  # detach_(); a view of an input keeps requiring grad, as under no_grad
                 impl.autograd.requires_grad = False
                 impl.autograd.grad_fn = None
         elif is_modified:
-            meta = impl.autograd
-            if meta is not None and meta.requires_grad and meta.grad_fn is None:
-                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-            if impl.base is not None:
-                if len(outputs) > 1:
-                    raise RuntimeError(_VIEW_DIRTY_MULTI)
-                if meta is not None and meta.creation_meta is not None:
-                    handle_view_on_rebase(impl)  # a view that may not be written in place says so first
-                base_meta = impl.base.autograd  # PyTorch 2.8+: rebasing a leaf's view would leak the leaf's graph
-                if base_meta is not None and base_meta.requires_grad and base_meta.grad_fn is None:
-                    raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
-                                       "operation.")
-                rebase_history(impl, ctx)  # the base's history becomes CopySlices(ctx)
-            else:
-                if meta is None:
-                    impl.autograd = AutogradMeta()
-                set_history(impl, ctx, i)
+            _rebase_dirty(ctx, impl, i, is_input, len(outputs))
         elif is_input:
-            impl = _alias(impl)
+            pub = _view_as_self(out)
+            impl = _impl_of(pub)
             set_history(impl, ctx, i)
         else:
             set_history(impl, ctx, i)
+        if not (is_input and is_modified) and impl.base is not None:
+            _set_creation(impl, None if pure_view else CreationMeta.IN_CUSTOM_FUNCTION)
         info.append((impl.sizes, impl.dtype, impl.device))
-        wrapped.append(_graph.to_tensor(impl) if impl is not _impl_of(out) else out)
+        wrapped.append(pub if pub is not None else _graph.to_tensor(impl) if impl is not _impl_of(out) else out)
+    if len(outputs) - len(non_diff_outputs) - info.count(None) > 1:
+        for w in wrapped:
+            if (impl := _impl_of(w)) is not None and impl.base is not None:
+                _set_creation(impl, CreationMeta.MULTI_OUTPUT_NODE)
+    if not dirty <= returned:
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                           "The inputs that are modified inplace must all be outputs of the Function.")
     while len(ctx.input_meta) < len(outputs):
         ctx.input_meta.append(None)
     ctx._output_info = info
+    ctx._non_diff_outputs = frozenset(non_diff_outputs)
     return tuple(wrapped) if is_tuple else wrapped[0]
 
 
@@ -432,7 +477,7 @@ def _jvp_inputs(ctx, impls, tangents) -> list:
     return out
 
 
-def _forward_mode_ad(cls, ctx, impls, tangents, raw, result) -> None:
+def _forward_mode_ad(cls, ctx, impls, tangents, raw, result, dirty, non_diff) -> None:
     """PyTorch's ``_process_forward_mode_AD``: the outputs' tangents from the user's ``jvp`` (one tangent or None
     per forward input), with forward grad mode off while it runs."""
     versions = [None if t is None else t.version.version for t in tangents]
@@ -446,8 +491,6 @@ def _forward_mode_ad(cls, ctx, impls, tangents, raw, result) -> None:
     if len(grads) != len(outs):
         raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outs)} "
                            f"but got {len(grads)})")
-    dirty = {id(i) for t in (ctx.dirty_tensors or ()) if (i := _impl_of(t)) is not None}
-    non_diff = {id(i) for t in (ctx.non_differentiable or ()) if (i := _impl_of(t)) is not None}
     bases = {}  # PyTorch's inputs_bases: each tensor input's forward-view base (or itself) -> its position
     for k, x in enumerate(impls):
         if x is not None:

@@ -19,7 +19,9 @@ from .._core.grad_state import state
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "is_view_replay_enabled", "_force_original_view_tracking",
-           "_unsafe_preserve_version_counter", "_unsafe_set_version_counter", "set_multithreading_enabled"]
+           "_unsafe_preserve_version_counter", "_unsafe_set_version_counter", "set_multithreading_enabled",
+           "enforce_grad_layout_policy", "_set_grad_layout_enforcement_enabled",
+           "_is_grad_layout_enforcement_enabled"]
 
 
 def is_grad_enabled() -> bool:
@@ -297,6 +299,51 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
     def __exit__(self, *exc) -> None:
         _set_multithreading_enabled(self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def _set_grad_layout_enforcement_enabled(enable: bool) -> None:
+    state.grad_layout_enforcement = bool(enable)
+
+
+def _is_grad_layout_enforcement_enabled() -> bool:
+    return state.grad_layout_enforcement
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):
+    """Whether AccumulateGrad enforces the gradient layout contract (``torch.autograd.enforce_grad_layout_policy``).
+
+    With ``enable=False`` a fresh gradient that could be stolen into ``.grad`` is stolen even when its strides
+    differ from the leaf's (no copy into the leaf's layout); a gradient that must be copied is still copied into
+    the contract's layout.  Thread-local; set at construction (so it also works as a plain call), restored on
+    exit, and, as a decorator, applied only while the function runs.
+
+    Args:
+        enable: True (the default state) enforces the contract, False relaxes it.
+
+    Example::
+
+        >>> p = glasstorch.empty(2, 3, 4).permute(2, 0, 1).requires_grad_()
+        >>> with glasstorch.autograd.enforce_grad_layout_policy(False):
+        ...     (p * 2).sum().backward()
+    """
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = _is_grad_layout_enforcement_enabled()
+        _set_grad_layout_enforcement_enabled(enable)
+        self.mode = enable
+
+    def __call__(self, orig_func):
+        _set_grad_layout_enforcement_enabled(self.prev)
+        return super().__call__(orig_func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _set_grad_layout_enforcement_enabled(self.prev)
 
     def clone(self):
         return self.__class__(self.mode)

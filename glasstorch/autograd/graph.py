@@ -28,7 +28,7 @@ from typing import NamedTuple
 from .._core.grad_state import state as _grad_state
 from .._ops.aten import aten
 from .._ops.layer_kernels import write_observers
-from .._tensor.impl import AutogradMeta, TensorImpl
+from .._tensor.impl import INFERENCE_VERSION, AutogradMeta, TensorImpl
 from .._tensor.views import type_string
 from .anomaly_mode import is_anomaly_enabled
 
@@ -321,17 +321,27 @@ def requires_grad(impl) -> bool:
     if type(impl) is not TensorImpl:
         return False
     meta = impl.autograd
-    if meta is None:
-        return False
-    if meta.requires_grad or meta.grad_fn is not None:
-        return True
-    return impl.base is not None and requires_grad(impl.base)
+    if meta is None or not (meta.requires_grad or meta.grad_fn is not None):
+        return impl.base is not None and requires_grad(impl.base)
+    return True
+
+
+def _adopt_view(impl: TensorImpl):
+    """Note [Views without autograd metadata]: a view taken while its base had no history carries no metadata.  A
+    grad_fn on the base since came from an in-place write, so the view gets metadata whose history is regenerated
+    from the base's; None while the base has no grad_fn."""
+    base = impl.base
+    if base is None or base.autograd is None or base.autograd.grad_fn is None:
+        return None
+    meta = impl.autograd = AutogradMeta()
+    meta.version_at_grad_fn = -1  # never matches: the caller regenerates the grad_fn
+    return meta
 
 
 def gradient_edge(impl: TensorImpl):
     """Where the gradient of ``impl`` goes: (grad_fn, output_nr), (AccumulateGrad, 0) or None."""
     meta = impl.autograd
-    if meta is None:
+    if meta is None and (meta := _adopt_view(impl)) is None:
         return None
     if impl.base is not None and meta.version_at_grad_fn != impl.version.version:
         refresh_view_grad_fn(impl)  # the base (or another view of it) was written in place since
@@ -349,7 +359,7 @@ def collect_next_edges(*impls) -> tuple:
 def current_grad_fn(impl: TensorImpl):
     """``impl``'s grad_fn, regenerated first if ``impl`` is a view whose base changed in place."""
     meta = impl.autograd
-    if meta is None:
+    if meta is None and (meta := _adopt_view(impl)) is None:
         return None
     if impl.base is not None and meta.version_at_grad_fn != impl.version.version:
         refresh_view_grad_fn(impl)
@@ -595,18 +605,25 @@ def _history_of(impl: TensorImpl, is_output: bool) -> tuple:
     return None, None
 
 
+def forward_op_name(node: Node) -> str:
+    """The forward op a node stands for, as PyTorch's error messages print it: the node's name without "Backward",
+    keeping a variant number other than 0 (``Exp`` for ExpBackward0, ``Sum1`` for SumBackward1, ``MyFunc`` for a
+    custom Function's MyFuncBackward; ``torch::autograd::CopySlices`` as it is)."""
+    return re.sub(r"Backward(0?)(\d*)$", r"\2", node.name())
+
+
 def _version_error(impl, saved, node_name) -> str:
     shape = ", ".join(str(s) for s in impl.sizes)
     meta = impl.autograd
     # A saved output names the node that produced it; a saved input its current grad_fn.  PyTorch 2.13
-    # prints the node's name without its "Backward<N>" suffix ("output 0 of Exp").
+    # prints the forward op's name (forward_op_name: "output 0 of Exp", "of Sum1", "of MyFunc").
     # A saved view's grad_fn is read as the tensor's own (PyTorch's data_.grad_fn()): regenerated as AsStrided
     # when its base moved, and refused (CreationMeta) for the views that may not be regenerated.
     node = saved.grad_fn_ref() if saved.grad_fn_ref is not None else None
     output_nr = saved.output_nr
     if node is None and meta is not None and current_grad_fn(impl) is not None:
         node, output_nr = meta.grad_fn, meta.output_nr
-    fn = re.sub(r"Backward\d*$", "", node.name()) if node is not None else None
+    fn = forward_op_name(node) if node is not None else None
     which = f", which is output {output_nr} of {fn}," if fn else ""
     hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
             "variable in question was changed in there or anywhere later. Good luck!") if is_anomaly_enabled() else (
@@ -776,9 +793,11 @@ def get_gradient_edge(tensor) -> GradientEdge:
 
 
 def increment_version(tensor) -> None:
-    """Bump the version counter(s) as an in-place write would (``torch.autograd.graph.increment_version``)."""
+    """Bump the version counter(s) as an in-place write would (``torch.autograd.graph.increment_version``); an
+    inference tensor has no counter to bump and is skipped, as PyTorch's ``_increment_version`` skips it."""
     for t in (tensor,) if not isinstance(tensor, (list, tuple)) else tensor:
-        t._impl.version.bump()
+        if t._impl.version is not INFERENCE_VERSION:
+            t._impl.version.bump()
 
 
 class _MultiHandle:

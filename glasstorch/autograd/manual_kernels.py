@@ -1,6 +1,8 @@
 """Autograd kernels written by hand, for operators whose backward PyTorch also writes by hand
 (``torch/csrc/autograd/functions/tensor.cpp``): ``copy_`` records :class:`CopyBackwards`; ``resize_`` and
-``resize_as_`` refuse tensors that require grad (``VariableTypeManual.cpp``) in any grad mode.
+``resize_as_`` refuse tensors that require grad (``VariableTypeManual.cpp``) in any grad mode; ``set_`` runs as an
+operator without a formula and then drops the tensor's cached AccumulateGrad, whose recorded shape may be stale
+(PyTorch's generated ``reset_grad_accumulator`` for set_).
 
 Invariant: like the generated kernels, nothing is recorded when grad mode is off or no input requires grad.
 """
@@ -15,7 +17,7 @@ from .._ops.dispatcher import get_op
 from .._tensor.impl import TensorImpl
 from .forward_grad import fw_grad, has_fw_grad, set_fw_grad
 from .graph import collect_next_edges, requires_grad
-from .node_support import check_inplace, record, register_autograd, requires_grad_any
+from .node_support import check_inplace, not_implemented_fallback, record, register_autograd, requires_grad_any
 from .view_history import CopyBackwards
 
 __all__ = []
@@ -91,3 +93,17 @@ def _autograd_resize_as_(ks, self, the_template, memory_format=None):
 
 register_autograd("aten::resize_", _autograd_resize_)
 register_autograd("aten::resize_as_", _autograd_resize_as_)
+
+
+def _set_kernel(op):
+    def kernel(ks, self, *args, **kwargs):
+        out = not_implemented_fallback(op, ks, self, *args, **kwargs)
+        if self.autograd is not None:
+            self.autograd.grad_accumulator = None
+        return out
+    return kernel
+
+
+for _name in ("aten::set_.source_Storage", "aten::set_.source_Storage_storage_offset", "aten::set_.source_Tensor",
+              "aten::set_"):
+    register_autograd(_name, _set_kernel(get_op(_name)))

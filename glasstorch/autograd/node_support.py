@@ -48,8 +48,8 @@ def requires_grad_any(*impls) -> bool:
     for t in impls:
         if type(t) is TensorImpl:
             meta = t.autograd
-            if meta is not None and (meta.requires_grad or meta.grad_fn is not None or (
-                    t.base is not None and requires_grad(t.base))):
+            if meta is not None and (meta.requires_grad or meta.grad_fn is not None) or (
+                    t.base is not None and requires_grad(t.base)):
                 return True
     return False
 
@@ -188,15 +188,16 @@ def check_inplace(self: TensorImpl) -> None:
     """PyTorch's ``check_inplace``: a leaf (or a view of one) that requires grad cannot be modified, nor a
     view whose creation forbids it (no-grad mode, several views from one op)."""
     meta = self.autograd
-    if self.base is not None and meta is not None and meta.creation_meta is not None:
-        handle_view_on_rebase(self)
-    if meta is not None and meta.requires_grad and meta.grad_fn is None:
-        if self.base is not None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     base = self.base
-    if base is not None and base.autograd is not None and base.autograd.requires_grad and base.autograd.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if base is not None:
+        if meta is not None and meta.creation_meta is not None:
+            handle_view_on_rebase(self)
+        # the view requires grad (through its base or, returned by a custom Function, its own grad_fn) while its
+        # base is a leaf: rebasing would give the leaf a history
+        if (base.autograd is None or base.autograd.grad_fn is None) and requires_grad(self):
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    elif meta is not None and meta.requires_grad and meta.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def out_not_differentiable(name: str, *inputs) -> None:

@@ -23,10 +23,12 @@ Invariant: after an in-place op on a view records, ``base.grad_fn`` is a CopySli
 base's previous gradient edge, and the view's ``grad_fn`` is an AsStridedBackward0 (or, with a replay chain, the
 last view op's node) pointing at it.
 
-Known limit (Note [Views without autograd metadata]): a view taken while its base had no autograd
-history, and never itself recorded, carries no AutogradMeta (so no ``version_at_grad_fn``); if its base
-later gains history through another view, that older view keeps reporting ``requires_grad=False``.
-PyTorch tracks every view; we keep the per-view cost at zero for tensors outside autograd.
+Note [Views without autograd metadata]: a view taken while its base had no autograd history, and never itself
+recorded, carries no AutogradMeta (PyTorch gives every view one; we keep the per-view cost at zero for tensors
+outside autograd).  It reads its base instead: it requires grad when the base does, and once the base has a
+grad_fn (which can only have come from an in-place write since) it gets metadata and a regenerated grad_fn
+(``graph._adopt_view``).  The in-place kernels check such a view's ``self`` too, so writing into a view of a leaf
+that now requires grad raises PyTorch's error.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from .._ops.aten import aten
 from .._ops.factories import arange_impl, full_impl
 from .._tensor.impl import CreationMeta, TensorImpl, empty_strided_impl
 from . import graph as _graph
-from .graph import NodeBase, gradient_edge, requires_grad, set_history
+from .graph import NodeBase, forward_op_name, gradient_edge, requires_grad, set_history
 
 __all__ = ["CreationMeta", "CopySlices", "AsStridedBackward0", "rebase_history", "refresh_view_grad_fn",
            "handle_view_on_rebase", "CopyBackwards"]
@@ -64,26 +66,25 @@ _WHY = {
 }
 
 
-def _short_name(node: NodeBase) -> str:
-    """PyTorch prints the node without its ``Backward<N>`` suffix in these messages (``Output 0 of Unbind``)."""
-    name = node.name()
-    cut = name.rfind("Backward")
-    return name[:cut] if cut > 0 else name
-
-
 def handle_view_on_rebase(view: TensorImpl, indirect: bool = False) -> None:
-    """Raise PyTorch's error when a view that may not be rebased is (or, ``indirect``, its base is) written."""
+    """Raise PyTorch's error when a view that may not be rebased is (or, ``indirect``, its base is) written.  A
+    view with a grad_fn names it; one made in no-grad or inference mode (or without a grad_fn, so made in no-grad
+    mode) says so, as "a view of a view" when it has a grad_fn (it was taken from such a view)."""
     meta = view.autograd
     creation = None if meta is None else meta.creation_meta
     if creation is None:
         return
     modified = "its base or another view of its base has been" if indirect else "is being"
-    if meta.grad_fn is not None:
-        msg = f"Output {meta.output_nr} of {_short_name(meta.grad_fn)} is a view and {modified} modified inplace."
-    elif creation == CreationMeta.INFERENCE_MODE:
-        msg = f"A view was created in inference mode and {modified} modified inplace in normal mode."
+    node = meta.grad_fn
+    if creation in (CreationMeta.INFERENCE_MODE, CreationMeta.NO_GRAD_MODE) or node is None:
+        prefix = ("A view was created in" if node is None else
+                  f"Output {meta.output_nr} of {forward_op_name(node)} is a view of a view which was created in")
+        if creation == CreationMeta.INFERENCE_MODE:
+            msg = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
-        msg = f"A view was created in no_grad mode and {modified} modified inplace with grad mode enabled."
+        msg = f"Output {meta.output_nr} of {forward_op_name(node)} is a view and {modified} modified inplace."
     raise RuntimeError(msg + _WHY[creation])
 
 

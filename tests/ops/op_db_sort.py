@@ -242,6 +242,11 @@ def unique2_samples(dtype):
     yield Sample((_ties((5,)), True, True, True), name="positional")
 
 
+def unique_private_samples(dtype):
+    for flags in ({}, {"return_inverse": True}, {"sorted": False, "return_inverse": True}):
+        yield Sample((_ties((3, 4)),), dict(flags), name=f"{flags}")
+
+
 def unique_consecutive_samples(dtype):
     for shape in ((12,), (3, 4), (), (0,)):
         for flags in FLAGS:
@@ -375,6 +380,7 @@ OPS = [
     LibOpInfo("unique", aten=("unique_dim",), samples=unique_samples, dtypes=SORTABLE, method=True,
               errors=unique_errors, fn=_python_level("unique")),
     OpInfo("_unique2", aten=("_unique2",), samples=unique2_samples, dtypes=("float32", "int64", "bool")),
+    OpInfo("_unique", aten=("_unique",), samples=unique_private_samples, dtypes=("float32", "int64", "bool")),
     LibOpInfo("unique_consecutive", aten=("unique_consecutive",), samples=unique_consecutive_samples,
               dtypes=SORTABLE, method=True, errors=unique_consecutive_errors,
               fn=_python_level("unique_consecutive")),

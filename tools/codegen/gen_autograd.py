@@ -561,10 +561,13 @@ def _has_autograd(n, is_list) -> str:
     return f"(type({n}) is _TI and {n}.autograd is not None)"
 
 
-def _recording_condition(info: Info, f, grad_mode: str = "") -> str:
+def _recording_condition(info: Info, f, grad_mode: str = "", kind: str = "functional") -> str:
     """Whether to record; ``grad_mode`` ("_gs.enabled and ") goes after the metadata check, so that inputs without
-    autograd metadata (most calls) skip the thread-local read."""
-    meta = " or ".join(_has_autograd(n, n in info.list_inputs) for n in info.diff_inputs)
+    autograd metadata (most calls) skip the thread-local read.  The ``self`` an in-place op writes passes the
+    check also as a view without metadata: its base may require grad (Note [Views without autograd metadata])."""
+    meta = " or ".join(_has_autograd(n, n in info.list_inputs) if n != "self" or kind == "functional"
+                       else "(type(self) is _TI and (self.autograd is not None or self.base is not None))"
+                       for n in info.diff_inputs)
     meta = meta if len(info.diff_inputs) == 1 else f"({meta})"
     cond = f"{meta} and {grad_mode}requires_grad_any({', '.join(_star(f, n) for n in info.diff_inputs)})"
     cond_od = info.entry["out_diff_cond"]
@@ -657,7 +660,7 @@ def _kernel_lines(info: Info, f, kind) -> list:
     if not info.diff_inputs:
         pass  # no formula (output_differentiability [False], or the write keeps the tensor's history)
     elif info.checked:
-        cond = _recording_condition(info, f)
+        cond = _recording_condition(info, f, kind=kind)
         lines += ["    if _gs.enabled:", f"        _rg = {cond}"]
         if kind != "functional":
             lines += ["        if _rg:", "            check_inplace(self)"]
@@ -668,7 +671,7 @@ def _kernel_lines(info: Info, f, kind) -> list:
         lines.append("        if _rg:")
         lines += _record(info, f, kind, params, 12)
     else:
-        lines.append(f"    if {_recording_condition(info, f, '_gs.enabled and ')}:")
+        lines.append(f"    if {_recording_condition(info, f, '_gs.enabled and ', kind)}:")
         if kind != "functional":
             lines.append("        check_inplace(self)")
         lines += _record(info, f, kind, params, 8)

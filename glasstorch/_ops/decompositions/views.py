@@ -17,7 +17,8 @@ from ..._tensor.views import flatten as _flatten_sizes
 from ..aten import aten
 
 __all__ = ["view_as", "reshape", "reshape_as", "swapaxes", "swapdims", "swapaxes_", "swapdims_", "expand_as",
-           "broadcast_to", "narrow", "flatten", "unflatten", "moveaxis", "movedim", "chunk", "tensor_split",
+           "broadcast_to", "narrow", "flatten", "unflatten", "moveaxis", "movedim", "chunk", "unsafe_chunk",
+           "tensor_split",
            "hsplit", "vsplit", "dsplit", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "atleast_nd"]
 
 
@@ -102,6 +103,13 @@ def chunk(self: TensorImpl, chunks, dim=0) -> list:
     """PyTorch's composite: ``split`` by ceil(size / chunks) (``split_with_sizes`` for an empty dim)."""
     d, split_size, sizes = chunk_plan(self, chunks, dim)
     return aten.split_Tensor(self, split_size, d) if sizes is None else aten.split_with_sizes(self, sizes, d)
+
+
+def unsafe_chunk(self: TensorImpl, chunks, dim=0) -> list:
+    """``chunk`` through the unsafe splits: pieces that are no views to autograd."""
+    d, split_size, sizes = chunk_plan(self, chunks, dim)
+    return aten.unsafe_split_Tensor(self, split_size, d) if sizes is None else aten.unsafe_split_with_sizes(self, sizes,
+                                                                                                              d)
 
 
 def tensor_split(self: TensorImpl, indices_or_sections, dim=0) -> list:

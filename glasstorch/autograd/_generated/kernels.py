@@ -93,7 +93,7 @@ _fw_conj_physical_ = FwSpec(_op_conj_physical_, (0,), (False,), 'inplace', None)
 def _autograd_conj_physical_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_conj_physical_, _autograd_conj_physical_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ConjPhysicalBackward1()
         node.next_edges = record.edges(self)
@@ -503,7 +503,7 @@ _fw_as_strided_ = FwSpec(_op_as_strided_, (0,), (False,), 'inplace_view', LINEAR
 def _autograd_as_strided_(ks, self, size, stride, storage_offset):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_as_strided_, _autograd_as_strided_, ks, self, size, stride, storage_offset)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsStridedBackward1()
         node.next_edges = record.edges(self)
@@ -549,7 +549,7 @@ _fw_transpose_ = FwSpec(_op_transpose_, (0,), (False,), 'inplace_view', LINEAR)
 def _autograd_transpose_(ks, self, dim0, dim1):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_transpose_, _autograd_transpose_, ks, self, dim0, dim1)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TransposeBackward1()
         node.next_edges = record.edges(self)
@@ -591,7 +591,7 @@ _fw_t_ = FwSpec(_op_t_, (0,), (False,), 'inplace_view', LINEAR)
 def _autograd_t_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_t_, _autograd_t_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TBackward1()
         node.next_edges = record.edges(self)
@@ -672,7 +672,7 @@ _fw_unsqueeze_ = FwSpec(_op_unsqueeze_, (0,), (False,), 'inplace_view', LINEAR)
 def _autograd_unsqueeze_(ks, self, dim):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_unsqueeze_, _autograd_unsqueeze_, ks, self, dim)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.UnsqueezeBackward1()
         node.next_edges = record.edges(self)
@@ -754,7 +754,7 @@ _fw_squeeze_ = FwSpec(_op_squeeze_, (0,), (False,), 'inplace_view', LINEAR)
 def _autograd_squeeze_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_squeeze_, _autograd_squeeze_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqueezeBackward3()
         node.next_edges = record.edges(self)
@@ -776,7 +776,7 @@ _fw_squeeze__dim = FwSpec(_op_squeeze__dim, (0,), (False,), 'inplace_view', LINE
 def _autograd_squeeze__dim(ks, self, dim):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_squeeze__dim, _autograd_squeeze__dim, ks, self, dim)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqueezeBackward4()
         node.next_edges = record.edges(self)
@@ -798,7 +798,7 @@ _fw_squeeze__dims = FwSpec(_op_squeeze__dims, (0,), (False,), 'inplace_view', LI
 def _autograd_squeeze__dims(ks, self, dim):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_squeeze__dims, _autograd_squeeze__dims, ks, self, dim)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqueezeBackward5()
         node.next_edges = record.edges(self)
@@ -857,6 +857,29 @@ def _autograd_slice_Tensor(ks, self, dim, start, end, step):
 
 
 register_autograd('aten::slice.Tensor', _autograd_slice_Tensor)
+
+
+_op_slice_inverse = _get_op('aten::slice_inverse')
+_fw_slice_inverse = FwSpec(_op_slice_inverse, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_slice_inverse(ks, self, src, dim, start, end, step):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_slice_inverse, _autograd_slice_inverse, ks, self, src, dim, start, end, step)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.SliceInverseBackward0()
+        node.next_edges = record.edges(self, src)
+        node.dim_ = dim
+        node.start_ = start
+        node.end_ = end
+        node.step_ = step
+        result = _op_slice_inverse.redispatch(ks, self, src, dim, start, end, step)
+        record.output(result, node)
+        return result
+    return _op_slice_inverse.redispatch(ks, self, src, dim, start, end, step)
+
+
+register_autograd('aten::slice_inverse', _autograd_slice_inverse)
 
 
 _op_diagonal = _get_op('aten::diagonal')
@@ -945,6 +968,46 @@ def _autograd_split_with_sizes(ks, self, split_sizes, dim):
 register_autograd('aten::split_with_sizes', _autograd_split_with_sizes)
 
 
+_op_unsafe_split_Tensor = _get_op('aten::unsafe_split.Tensor')
+_fw_unsafe_split_Tensor = FwSpec(_op_unsafe_split_Tensor, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_unsafe_split_Tensor(ks, self, split_size, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unsafe_split_Tensor, _autograd_unsafe_split_Tensor, ks, self, split_size, dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UnsafeSplitBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_unsafe_split_Tensor.redispatch(ks, self, split_size, dim)
+        record.history(result, node, None)
+        return result
+    return _op_unsafe_split_Tensor.redispatch(ks, self, split_size, dim)
+
+
+register_autograd('aten::unsafe_split.Tensor', _autograd_unsafe_split_Tensor)
+
+
+_op_unsafe_split_with_sizes = _get_op('aten::unsafe_split_with_sizes')
+_fw_unsafe_split_with_sizes = FwSpec(_op_unsafe_split_with_sizes, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_unsafe_split_with_sizes(ks, self, split_sizes, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unsafe_split_with_sizes, _autograd_unsafe_split_with_sizes, ks, self, split_sizes, dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UnsafeSplitWithSizesBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_unsafe_split_with_sizes.redispatch(ks, self, split_sizes, dim)
+        record.history(result, node, None)
+        return result
+    return _op_unsafe_split_with_sizes.redispatch(ks, self, split_sizes, dim)
+
+
+register_autograd('aten::unsafe_split_with_sizes', _autograd_unsafe_split_with_sizes)
+
+
 _op_unbind_int = _get_op('aten::unbind.int')
 _fw_unbind_int = FwSpec(_op_unbind_int, (0,), (False,), 'functional', LINEAR)
 
@@ -1030,7 +1093,7 @@ _fw_fill__Scalar = FwSpec(_op_fill__Scalar, (0,), (False,), 'inplace', _n._FillB
 def _autograd_fill__Scalar(ks, self, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_fill__Scalar, _autograd_fill__Scalar, ks, self, value)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FillBackward2()
         node.next_edges = record.edges(self)
@@ -1051,7 +1114,7 @@ _fw_fill__Tensor = FwSpec(_op_fill__Tensor, (0, 1), (False, False), 'inplace', _
 def _autograd_fill__Tensor(ks, self, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_fill__Tensor, _autograd_fill__Tensor, ks, self, value)
-    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.FillBackward3()
         node.next_edges = record.edges(self, value)
@@ -1072,7 +1135,7 @@ _fw_zero_ = FwSpec(_op_zero_, (0,), (False,), 'inplace', _n._ZeroBackward0_jvp)
 def _autograd_zero_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_zero_, _autograd_zero_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ZeroBackward0()
         node.next_edges = record.edges(self)
@@ -1218,7 +1281,7 @@ _fw_masked_fill__Scalar = FwSpec(_op_masked_fill__Scalar, (0,), (False,), 'inpla
 def _autograd_masked_fill__Scalar(ks, self, mask, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_masked_fill__Scalar, _autograd_masked_fill__Scalar, ks, self, mask, value)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MaskedFillBackward0()
         node.next_edges = record.edges(self)
@@ -1260,7 +1323,7 @@ _fw_masked_fill__Tensor = FwSpec(_op_masked_fill__Tensor, (0, 2), (False, False)
 def _autograd_masked_fill__Tensor(ks, self, mask, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_masked_fill__Tensor, _autograd_masked_fill__Tensor, ks, self, mask, value)
-    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.MaskedFillBackward1()
         node.next_edges = record.edges(self, value)
@@ -1303,7 +1366,7 @@ _fw_masked_scatter_ = FwSpec(_op_masked_scatter_, (0, 2), (False, False), 'inpla
 def _autograd_masked_scatter_(ks, self, mask, source):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_masked_scatter_, _autograd_masked_scatter_, ks, self, mask, source)
-    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.MaskedScatterBackward0()
         node.next_edges = record.edges(self, source)
@@ -1493,7 +1556,7 @@ _fw_scatter__src = FwSpec(_op_scatter__src, (0, 3), (False, False), 'inplace', _
 def _autograd_scatter__src(ks, self, dim, index, src):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_scatter__src, _autograd_scatter__src, ks, self, dim, index, src)
-    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterBackward0()
         node.next_edges = record.edges(self, src)
@@ -1552,7 +1615,7 @@ _fw_scatter__value = FwSpec(_op_scatter__value, (0,), (False,), 'inplace', _n._S
 def _autograd_scatter__value(ks, self, dim, index, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_scatter__value, _autograd_scatter__value, ks, self, dim, index, value)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ScatterBackward1()
         node.next_edges = record.edges(self)
@@ -1611,7 +1674,7 @@ _fw_scatter_add_ = FwSpec(_op_scatter_add_, (0, 3), (False, False), 'inplace', _
 def _autograd_scatter_add_(ks, self, dim, index, src):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_scatter_add_, _autograd_scatter_add_, ks, self, dim, index, src)
-    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterAddBackward0()
         node.next_edges = record.edges(self, src)
@@ -1675,7 +1738,7 @@ _fw_scatter_reduce__two = FwSpec(_op_scatter_reduce__two, (0, 3), (False, False)
 def _autograd_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_scatter_reduce__two, _autograd_scatter_reduce__two, ks, self, dim, index, src, reduce, include_self)
-    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterReduceBackward0()
         node.next_edges = record.edges(self, src)
@@ -1741,7 +1804,7 @@ _fw_index_add_ = FwSpec(_op_index_add_, (0, 3), (False, False), 'inplace', None)
 def _autograd_index_add_(ks, self, dim, index, source, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_index_add_, _autograd_index_add_, ks, self, dim, index, source, alpha)
-    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.IndexAddBackward0()
         node.next_edges = record.edges(self, source)
@@ -1803,7 +1866,7 @@ _fw_index_copy_ = FwSpec(_op_index_copy_, (0, 3), (False, False), 'inplace', Non
 def _autograd_index_copy_(ks, self, dim, index, source):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_index_copy_, _autograd_index_copy_, ks, self, dim, index, source)
-    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.IndexCopyBackward0()
         node.next_edges = record.edges(self, source)
@@ -1863,7 +1926,7 @@ _fw_index_fill__int_Scalar = FwSpec(_op_index_fill__int_Scalar, (0,), (False,), 
 def _autograd_index_fill__int_Scalar(ks, self, dim, index, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_index_fill__int_Scalar, _autograd_index_fill__int_Scalar, ks, self, dim, index, value)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.IndexFillBackward0()
         node.next_edges = record.edges(self)
@@ -1907,7 +1970,7 @@ _fw_index_fill__int_Tensor = FwSpec(_op_index_fill__int_Tensor, (0, 3), (False, 
 def _autograd_index_fill__int_Tensor(ks, self, dim, index, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_index_fill__int_Tensor, _autograd_index_fill__int_Tensor, ks, self, dim, index, value)
-    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.IndexFillBackward1()
         node.next_edges = record.edges(self, value)
@@ -1997,7 +2060,7 @@ def _autograd_index_put_(ks, self, indices, values, accumulate):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_index_put_, _autograd_index_put_, ks, self, indices, values, accumulate)
     if _gs.enabled:
-        _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
+        _rg = ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
         if _rg:
             check_inplace(self)
         if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
@@ -2026,7 +2089,7 @@ def _autograd__index_put_impl_(ks, self, indices, values, accumulate, unsafe):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw__index_put_impl_, _autograd__index_put_impl_, ks, self, indices, values, accumulate, unsafe)
     if _gs.enabled:
-        _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
+        _rg = ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
         if _rg:
             check_inplace(self)
         if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
@@ -2149,7 +2212,7 @@ _fw_addmm_ = FwSpec(_op_addmm_, (0, 1, 2), (False, False, False), 'inplace', _n.
 def _autograd_addmm_(ks, self, mat1, mat2, beta, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_addmm_, _autograd_addmm_, ks, self, mat1, mat2, beta, alpha)
-    if ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat1, mat2):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat1, mat2):
         check_inplace(self)
         node = _n.AddmmBackward0()
         node.next_edges = record.edges(self, mat1, mat2)
@@ -2212,7 +2275,7 @@ _fw_baddbmm_ = FwSpec(_op_baddbmm_, (0, 1, 2), (False, False, False), 'inplace',
 def _autograd_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_baddbmm_, _autograd_baddbmm_, ks, self, batch1, batch2, beta, alpha)
-    if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         check_inplace(self)
         node = _n.BaddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
@@ -2277,7 +2340,7 @@ _fw_addbmm_ = FwSpec(_op_addbmm_, (0, 1, 2), (False, False, False), 'inplace', N
 def _autograd_addbmm_(ks, self, batch1, batch2, beta, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_addbmm_, _autograd_addbmm_, ks, self, batch1, batch2, beta, alpha)
-    if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         check_inplace(self)
         node = _n.AddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
@@ -2342,7 +2405,7 @@ _fw_addmv_ = FwSpec(_op_addmv_, (0, 1, 2), (False, False, False), 'inplace', _n.
 def _autograd_addmv_(ks, self, mat, vec, beta, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_addmv_, _autograd_addmv_, ks, self, mat, vec, beta, alpha)
-    if ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat, vec):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat, vec):
         check_inplace(self)
         node = _n.AddmvBackward0()
         node.next_edges = record.edges(self, mat, vec)
@@ -3713,7 +3776,7 @@ _fw_relu_ = FwSpec(_op_relu_, (0,), (False,), 'inplace', _n._ReluBackward0_jvp)
 def _autograd_relu_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_relu_, _autograd_relu_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReluBackward0()
         node.next_edges = record.edges(self)
@@ -3771,7 +3834,7 @@ _fw_threshold_ = FwSpec(_op_threshold_, (0,), (False,), 'inplace', None)
 def _autograd_threshold_(ks, self, threshold, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_threshold_, _autograd_threshold_, ks, self, threshold, value)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ThresholdBackward1()
         node.next_edges = record.edges(self)
@@ -3866,7 +3929,7 @@ _fw_gelu_ = FwSpec(_op_gelu_, (0,), (False,), 'inplace', _n._GeluBackward0_jvp)
 def _autograd_gelu_(ks, self, approximate):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_gelu_, _autograd_gelu_, ks, self, approximate)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.GeluBackward0()
         node.next_edges = record.edges(self)
@@ -3946,7 +4009,7 @@ _fw_silu_ = FwSpec(_op_silu_, (0,), (False,), 'inplace', _n._SiluBackward0_jvp)
 def _autograd_silu_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_silu_, _autograd_silu_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SiluBackward0()
         node.next_edges = record.edges(self)
@@ -4003,7 +4066,7 @@ _fw_mish_ = FwSpec(_op_mish_, (0,), (False,), 'inplace', _n._MishBackward0_jvp)
 def _autograd_mish_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_mish_, _autograd_mish_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MishBackward0()
         node.next_edges = record.edges(self)
@@ -4153,7 +4216,7 @@ _fw_elu_ = FwSpec(_op_elu_, (0,), (False,), 'inplace', None)
 def _autograd_elu_(ks, self, alpha, scale, input_scale):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_elu_, _autograd_elu_, ks, self, alpha, scale, input_scale)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.EluBackward1()
         node.next_edges = record.edges(self)
@@ -4239,7 +4302,7 @@ _fw_celu_ = FwSpec(_op_celu_, (0,), (False,), 'inplace', None)
 def _autograd_celu_(ks, self, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_celu_, _autograd_celu_, ks, self, alpha)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeluBackward1()
         node.next_edges = record.edges(self)
@@ -4298,7 +4361,7 @@ _fw_leaky_relu_ = FwSpec(_op_leaky_relu_, (0,), (False,), 'inplace', None)
 def _autograd_leaky_relu_(ks, self, negative_slope):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_leaky_relu_, _autograd_leaky_relu_, ks, self, negative_slope)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LeakyReluBackward1()
         node.next_edges = record.edges(self)
@@ -4394,7 +4457,7 @@ _fw_hardtanh_ = FwSpec(_op_hardtanh_, (0,), (False,), 'inplace', _n._HardtanhBac
 def _autograd_hardtanh_(ks, self, min_val, max_val):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_hardtanh_, _autograd_hardtanh_, ks, self, min_val, max_val)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardtanhBackward0()
         node.next_edges = record.edges(self)
@@ -4490,7 +4553,7 @@ _fw_hardsigmoid_ = FwSpec(_op_hardsigmoid_, (0,), (False,), 'inplace', _n._Hards
 def _autograd_hardsigmoid_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_hardsigmoid_, _autograd_hardsigmoid_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardsigmoidBackward0()
         node.next_edges = record.edges(self)
@@ -4547,7 +4610,7 @@ _fw_hardswish_ = FwSpec(_op_hardswish_, (0,), (False,), 'inplace', _n._Hardswish
 def _autograd_hardswish_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_hardswish_, _autograd_hardswish_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardswishBackward0()
         node.next_edges = record.edges(self)
@@ -5009,7 +5072,7 @@ _fw_embedding_renorm_ = FwSpec(_op_embedding_renorm_, (0,), (False,), 'inplace',
 def _autograd_embedding_renorm_(ks, self, indices, max_norm, norm_type):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_embedding_renorm_, _autograd_embedding_renorm_, ks, self, indices, max_norm, norm_type)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.EmbeddingRenormBackward0()
         node.next_edges = record.edges(self)
@@ -5082,7 +5145,7 @@ _fw_add__Tensor = FwSpec(_op_add__Tensor, (0, 1), (False, False), 'inplace', _n.
 def _autograd_add__Tensor(ks, self, other, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_add__Tensor, _autograd_add__Tensor, ks, self, other, alpha)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.AddBackward0()
         node.next_edges = record.edges(self, other)
@@ -5138,7 +5201,7 @@ _fw_add__Scalar = FwSpec(_op_add__Scalar, (0,), (False,), 'inplace', _n._AddBack
 def _autograd_add__Scalar(ks, self, other, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_add__Scalar, _autograd_add__Scalar, ks, self, other, alpha)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AddBackward1()
         node.next_edges = record.edges(self)
@@ -5194,7 +5257,7 @@ _fw_sub__Tensor = FwSpec(_op_sub__Tensor, (0, 1), (False, False), 'inplace', _n.
 def _autograd_sub__Tensor(ks, self, other, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_sub__Tensor, _autograd_sub__Tensor, ks, self, other, alpha)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.SubBackward0()
         node.next_edges = record.edges(self, other)
@@ -5250,7 +5313,7 @@ _fw_sub__Scalar = FwSpec(_op_sub__Scalar, (0,), (False,), 'inplace', _n._SubBack
 def _autograd_sub__Scalar(ks, self, other, alpha):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_sub__Scalar, _autograd_sub__Scalar, ks, self, other, alpha)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SubBackward1()
         node.next_edges = record.edges(self)
@@ -5377,7 +5440,7 @@ _fw_mul__Tensor = FwSpec(_op_mul__Tensor, (0, 1), (False, False), 'inplace', _n.
 def _autograd_mul__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_mul__Tensor, _autograd_mul__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.MulBackward0()
         node.next_edges = record.edges(self, other)
@@ -5435,7 +5498,7 @@ _fw_mul__Scalar = FwSpec(_op_mul__Scalar, (0,), (False,), 'inplace', _n._MulBack
 def _autograd_mul__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_mul__Scalar, _autograd_mul__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MulBackward1()
         node.next_edges = record.edges(self)
@@ -5493,7 +5556,7 @@ _fw_div__Tensor = FwSpec(_op_div__Tensor, (0, 1), (False, False), 'inplace', _n.
 def _autograd_div__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_div__Tensor, _autograd_div__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.DivBackward0()
         node.next_edges = record.edges(self, other)
@@ -5551,7 +5614,7 @@ _fw_div__Scalar = FwSpec(_op_div__Scalar, (0,), (False,), 'inplace', _n._DivBack
 def _autograd_div__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_div__Scalar, _autograd_div__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward1()
         node.next_edges = record.edges(self)
@@ -5610,7 +5673,7 @@ _fw_div__Tensor_mode = FwSpec(_op_div__Tensor_mode, (0, 1), (False, False), 'inp
 def _autograd_div__Tensor_mode(ks, self, other, rounding_mode):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_div__Tensor_mode, _autograd_div__Tensor_mode, ks, self, other, rounding_mode)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.DivBackward2()
         node.next_edges = record.edges(self, other)
@@ -5670,7 +5733,7 @@ _fw_div__Scalar_mode = FwSpec(_op_div__Scalar_mode, (0,), (False,), 'inplace', N
 def _autograd_div__Scalar_mode(ks, self, other, rounding_mode):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_div__Scalar_mode, _autograd_div__Scalar_mode, ks, self, other, rounding_mode)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward3()
         node.next_edges = record.edges(self)
@@ -5727,7 +5790,7 @@ _fw_remainder__Scalar = FwSpec(_op_remainder__Scalar, (0,), (False,), 'inplace',
 def _autograd_remainder__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_remainder__Scalar, _autograd_remainder__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RemainderBackward0()
         node.next_edges = record.edges(self)
@@ -5784,7 +5847,7 @@ _fw_remainder__Tensor = FwSpec(_op_remainder__Tensor, (0, 1), (False, False), 'i
 def _autograd_remainder__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_remainder__Tensor, _autograd_remainder__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.RemainderBackward1()
         node.next_edges = record.edges(self, other)
@@ -5841,7 +5904,7 @@ _fw_fmod__Scalar = FwSpec(_op_fmod__Scalar, (0,), (False,), 'inplace', None)
 def _autograd_fmod__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_fmod__Scalar, _autograd_fmod__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FmodBackward0()
         node.next_edges = record.edges(self)
@@ -5898,7 +5961,7 @@ _fw_fmod__Tensor = FwSpec(_op_fmod__Tensor, (0, 1), (False, False), 'inplace', N
 def _autograd_fmod__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_fmod__Tensor, _autograd_fmod__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.FmodBackward1()
         node.next_edges = record.edges(self, other)
@@ -5957,7 +6020,7 @@ _fw_pow__Scalar = FwSpec(_op_pow__Scalar, (0,), (False,), 'inplace', _n._PowBack
 def _autograd_pow__Scalar(ks, self, exponent):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_pow__Scalar, _autograd_pow__Scalar, ks, self, exponent)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.PowBackward0()
         node.next_edges = record.edges(self)
@@ -6017,7 +6080,7 @@ _fw_pow__Tensor = FwSpec(_op_pow__Tensor, (0, 1), (False, False), 'inplace', Non
 def _autograd_pow__Tensor(ks, self, exponent):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_pow__Tensor, _autograd_pow__Tensor, ks, self, exponent)
-    if ((type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None)) and _gs.enabled and requires_grad_any(self, exponent):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(exponent) is _TI and exponent.autograd is not None)) and _gs.enabled and requires_grad_any(self, exponent):
         check_inplace(self)
         node = _n.PowBackward1()
         node.next_edges = record.edges(self, exponent)
@@ -6115,7 +6178,7 @@ _fw_addcmul_ = FwSpec(_op_addcmul_, (0, 1, 2), (False, False, False), 'inplace',
 def _autograd_addcmul_(ks, self, tensor1, tensor2, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_addcmul_, _autograd_addcmul_, ks, self, tensor1, tensor2, value)
-    if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         check_inplace(self)
         node = _n.AddcmulBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
@@ -6176,7 +6239,7 @@ _fw_addcdiv_ = FwSpec(_op_addcdiv_, (0, 1, 2), (False, False, False), 'inplace',
 def _autograd_addcdiv_(ks, self, tensor1, tensor2, value):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_addcdiv_, _autograd_addcdiv_, ks, self, tensor1, tensor2, value)
-    if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         check_inplace(self)
         node = _n.AddcdivBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
@@ -6235,7 +6298,7 @@ _fw_lerp__Scalar = FwSpec(_op_lerp__Scalar, (0, 1), (False, False), 'inplace', _
 def _autograd_lerp__Scalar(ks, self, end, weight):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_lerp__Scalar, _autograd_lerp__Scalar, ks, self, end, weight)
-    if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None)) and _gs.enabled and requires_grad_any(self, end):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(end) is _TI and end.autograd is not None)) and _gs.enabled and requires_grad_any(self, end):
         check_inplace(self)
         node = _n.LerpBackward0()
         node.next_edges = record.edges(self, end)
@@ -6294,7 +6357,7 @@ _fw_lerp__Tensor = FwSpec(_op_lerp__Tensor, (0, 1, 2), (False, False, False), 'i
 def _autograd_lerp__Tensor(ks, self, end, weight):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_lerp__Tensor, _autograd_lerp__Tensor, ks, self, end, weight)
-    if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and _gs.enabled and requires_grad_any(self, end, weight):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and _gs.enabled and requires_grad_any(self, end, weight):
         check_inplace(self)
         node = _n.LerpBackward1()
         node.next_edges = record.edges(self, end, weight)
@@ -6353,7 +6416,7 @@ _fw_abs_ = FwSpec(_op_abs_, (0,), (False,), 'inplace', _n._AbsBackward0_jvp)
 def _autograd_abs_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_abs_, _autograd_abs_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AbsBackward0()
         node.next_edges = record.edges(self)
@@ -6409,7 +6472,7 @@ _fw_neg_ = FwSpec(_op_neg_, (0,), (False,), 'inplace', LINEAR)
 def _autograd_neg_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_neg_, _autograd_neg_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NegBackward0()
         node.next_edges = record.edges(self)
@@ -6464,7 +6527,7 @@ _fw_sign_ = FwSpec(_op_sign_, (0,), (False,), 'inplace', _n._SignBackward0_jvp)
 def _autograd_sign_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_sign_, _autograd_sign_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SignBackward0()
         node.next_edges = record.edges(self)
@@ -6521,7 +6584,7 @@ _fw_sgn_ = FwSpec(_op_sgn_, (0,), (False,), 'inplace', _n._SgnBackward0_jvp)
 def _autograd_sgn_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_sgn_, _autograd_sgn_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
@@ -6579,7 +6642,7 @@ _fw_exp_ = FwSpec(_op_exp_, (0,), (False,), 'inplace', _n._ExpBackward0_jvp)
 def _autograd_exp_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_exp_, _autograd_exp_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ExpBackward0()
         node.next_edges = record.edges(self)
@@ -6636,7 +6699,7 @@ _fw_exp2_ = FwSpec(_op_exp2_, (0,), (False,), 'inplace', _n._Exp2Backward0_jvp)
 def _autograd_exp2_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_exp2_, _autograd_exp2_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Exp2Backward0()
         node.next_edges = record.edges(self)
@@ -6693,7 +6756,7 @@ _fw_expm1_ = FwSpec(_op_expm1_, (0,), (False,), 'inplace', _n._Expm1Backward0_jv
 def _autograd_expm1_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_expm1_, _autograd_expm1_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Expm1Backward0()
         node.next_edges = record.edges(self)
@@ -6750,7 +6813,7 @@ _fw_log_ = FwSpec(_op_log_, (0,), (False,), 'inplace', _n._LogBackward0_jvp)
 def _autograd_log_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_log_, _autograd_log_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LogBackward0()
         node.next_edges = record.edges(self)
@@ -6807,7 +6870,7 @@ _fw_log2_ = FwSpec(_op_log2_, (0,), (False,), 'inplace', _n._Log2Backward0_jvp)
 def _autograd_log2_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_log2_, _autograd_log2_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
@@ -6864,7 +6927,7 @@ _fw_log10_ = FwSpec(_op_log10_, (0,), (False,), 'inplace', _n._Log10Backward0_jv
 def _autograd_log10_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_log10_, _autograd_log10_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
@@ -6921,7 +6984,7 @@ _fw_log1p_ = FwSpec(_op_log1p_, (0,), (False,), 'inplace', _n._Log1PBackward0_jv
 def _autograd_log1p_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_log1p_, _autograd_log1p_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
@@ -6978,7 +7041,7 @@ _fw_sqrt_ = FwSpec(_op_sqrt_, (0,), (False,), 'inplace', _n._SqrtBackward0_jvp)
 def _autograd_sqrt_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_sqrt_, _autograd_sqrt_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqrtBackward0()
         node.next_edges = record.edges(self)
@@ -7035,7 +7098,7 @@ _fw_rsqrt_ = FwSpec(_op_rsqrt_, (0,), (False,), 'inplace', _n._RsqrtBackward0_jv
 def _autograd_rsqrt_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_rsqrt_, _autograd_rsqrt_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RsqrtBackward0()
         node.next_edges = record.edges(self)
@@ -7092,7 +7155,7 @@ _fw_reciprocal_ = FwSpec(_op_reciprocal_, (0,), (False,), 'inplace', _n._Recipro
 def _autograd_reciprocal_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_reciprocal_, _autograd_reciprocal_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReciprocalBackward0()
         node.next_edges = record.edges(self)
@@ -7149,7 +7212,7 @@ _fw_square_ = FwSpec(_op_square_, (0,), (False,), 'inplace', _n._SquareBackward0
 def _autograd_square_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_square_, _autograd_square_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SquareBackward0()
         node.next_edges = record.edges(self)
@@ -7206,7 +7269,7 @@ _fw_sin_ = FwSpec(_op_sin_, (0,), (False,), 'inplace', _n._SinBackward0_jvp)
 def _autograd_sin_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_sin_, _autograd_sin_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinBackward0()
         node.next_edges = record.edges(self)
@@ -7263,7 +7326,7 @@ _fw_cos_ = FwSpec(_op_cos_, (0,), (False,), 'inplace', _n._CosBackward0_jvp)
 def _autograd_cos_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_cos_, _autograd_cos_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CosBackward0()
         node.next_edges = record.edges(self)
@@ -7320,7 +7383,7 @@ _fw_tan_ = FwSpec(_op_tan_, (0,), (False,), 'inplace', _n._TanBackward0_jvp)
 def _autograd_tan_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_tan_, _autograd_tan_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanBackward0()
         node.next_edges = record.edges(self)
@@ -7377,7 +7440,7 @@ _fw_asin_ = FwSpec(_op_asin_, (0,), (False,), 'inplace', _n._AsinBackward0_jvp)
 def _autograd_asin_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_asin_, _autograd_asin_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsinBackward0()
         node.next_edges = record.edges(self)
@@ -7434,7 +7497,7 @@ _fw_acos_ = FwSpec(_op_acos_, (0,), (False,), 'inplace', _n._AcosBackward0_jvp)
 def _autograd_acos_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_acos_, _autograd_acos_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AcosBackward0()
         node.next_edges = record.edges(self)
@@ -7491,7 +7554,7 @@ _fw_atan_ = FwSpec(_op_atan_, (0,), (False,), 'inplace', _n._AtanBackward0_jvp)
 def _autograd_atan_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_atan_, _autograd_atan_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AtanBackward0()
         node.next_edges = record.edges(self)
@@ -7548,7 +7611,7 @@ _fw_sinh_ = FwSpec(_op_sinh_, (0,), (False,), 'inplace', _n._SinhBackward0_jvp)
 def _autograd_sinh_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_sinh_, _autograd_sinh_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinhBackward0()
         node.next_edges = record.edges(self)
@@ -7605,7 +7668,7 @@ _fw_cosh_ = FwSpec(_op_cosh_, (0,), (False,), 'inplace', _n._CoshBackward0_jvp)
 def _autograd_cosh_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_cosh_, _autograd_cosh_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CoshBackward0()
         node.next_edges = record.edges(self)
@@ -7662,7 +7725,7 @@ _fw_tanh_ = FwSpec(_op_tanh_, (0,), (False,), 'inplace', _n._TanhBackward0_jvp)
 def _autograd_tanh_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_tanh_, _autograd_tanh_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanhBackward0()
         node.next_edges = record.edges(self)
@@ -7748,28 +7811,6 @@ def _autograd_asinh(ks, self):
 register_autograd('aten::asinh', _autograd_asinh)
 
 
-_op_asinh_ = _get_op('aten::asinh_')
-_fw_asinh_ = FwSpec(_op_asinh_, (0,), (False,), 'inplace', _n._AsinhBackward0_jvp)
-
-
-def _autograd_asinh_(ks, self):
-    if _fw.level >= 0 and _gs.fw_grad_mode:
-        return forward_call(_fw_asinh_, _autograd_asinh_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
-        check_inplace(self)
-        node = _n.AsinhBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
-        result = _op_asinh_.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history_inplace(result, node)
-        return result
-    return _op_asinh_.redispatch(ks, self)
-
-
-register_autograd('aten::asinh_', _autograd_asinh_)
-
-
 _op_asinh_out = _get_op('aten::asinh.out')
 
 
@@ -7803,28 +7844,6 @@ def _autograd_acosh(ks, self):
 
 
 register_autograd('aten::acosh', _autograd_acosh)
-
-
-_op_acosh_ = _get_op('aten::acosh_')
-_fw_acosh_ = FwSpec(_op_acosh_, (0,), (False,), 'inplace', _n._AcoshBackward0_jvp)
-
-
-def _autograd_acosh_(ks, self):
-    if _fw.level >= 0 and _gs.fw_grad_mode:
-        return forward_call(_fw_acosh_, _autograd_acosh_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
-        check_inplace(self)
-        node = _n.AcoshBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
-        result = _op_acosh_.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history_inplace(result, node)
-        return result
-    return _op_acosh_.redispatch(ks, self)
-
-
-register_autograd('aten::acosh_', _autograd_acosh_)
 
 
 _op_acosh_out = _get_op('aten::acosh.out')
@@ -7862,28 +7881,6 @@ def _autograd_atanh(ks, self):
 register_autograd('aten::atanh', _autograd_atanh)
 
 
-_op_atanh_ = _get_op('aten::atanh_')
-_fw_atanh_ = FwSpec(_op_atanh_, (0,), (False,), 'inplace', _n._AtanhBackward0_jvp)
-
-
-def _autograd_atanh_(ks, self):
-    if _fw.level >= 0 and _gs.fw_grad_mode:
-        return forward_call(_fw_atanh_, _autograd_atanh_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
-        check_inplace(self)
-        node = _n.AtanhBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
-        result = _op_atanh_.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history_inplace(result, node)
-        return result
-    return _op_atanh_.redispatch(ks, self)
-
-
-register_autograd('aten::atanh_', _autograd_atanh_)
-
-
 _op_atanh_out = _get_op('aten::atanh.out')
 
 
@@ -7897,6 +7894,69 @@ def _autograd_atanh_out(ks, self, out):
 
 
 register_autograd('aten::atanh.out', _autograd_atanh_out)
+
+
+_op_asinh_ = _get_op('aten::asinh_')
+_fw_asinh_ = FwSpec(_op_asinh_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_asinh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_asinh_, _autograd_asinh_, ks, self)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.AsinhBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_asinh_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_asinh_.redispatch(ks, self)
+
+
+register_autograd('aten::asinh_', _autograd_asinh_)
+
+
+_op_acosh_ = _get_op('aten::acosh_')
+_fw_acosh_ = FwSpec(_op_acosh_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_acosh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_acosh_, _autograd_acosh_, ks, self)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.AcoshBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_acosh_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_acosh_.redispatch(ks, self)
+
+
+register_autograd('aten::acosh_', _autograd_acosh_)
+
+
+_op_atanh_ = _get_op('aten::atanh_')
+_fw_atanh_ = FwSpec(_op_atanh_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_atanh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_atanh_, _autograd_atanh_, ks, self)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.AtanhBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_atanh_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_atanh_.redispatch(ks, self)
+
+
+register_autograd('aten::atanh_', _autograd_atanh_)
 
 
 _op_sigmoid = _get_op('aten::sigmoid')
@@ -7926,7 +7986,7 @@ _fw_sigmoid_ = FwSpec(_op_sigmoid_, (0,), (False,), 'inplace', _n._SigmoidBackwa
 def _autograd_sigmoid_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_sigmoid_, _autograd_sigmoid_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SigmoidBackward0()
         node.next_edges = record.edges(self)
@@ -8019,7 +8079,7 @@ _fw_erf_ = FwSpec(_op_erf_, (0,), (False,), 'inplace', _n._ErfBackward0_jvp)
 def _autograd_erf_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_erf_, _autograd_erf_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfBackward0()
         node.next_edges = record.edges(self)
@@ -8076,7 +8136,7 @@ _fw_erfc_ = FwSpec(_op_erfc_, (0,), (False,), 'inplace', _n._ErfcBackward0_jvp)
 def _autograd_erfc_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_erfc_, _autograd_erfc_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
@@ -8133,7 +8193,7 @@ _fw_erfinv_ = FwSpec(_op_erfinv_, (0,), (False,), 'inplace', _n._ErfinvBackward0
 def _autograd_erfinv_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_erfinv_, _autograd_erfinv_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfinvBackward0()
         node.next_edges = record.edges(self)
@@ -8189,7 +8249,7 @@ _fw_floor_ = FwSpec(_op_floor_, (0,), (False,), 'inplace', _n._FloorBackward0_jv
 def _autograd_floor_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_floor_, _autograd_floor_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FloorBackward0()
         node.next_edges = record.edges(self)
@@ -8244,7 +8304,7 @@ _fw_ceil_ = FwSpec(_op_ceil_, (0,), (False,), 'inplace', _n._CeilBackward0_jvp)
 def _autograd_ceil_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_ceil_, _autograd_ceil_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeilBackward0()
         node.next_edges = record.edges(self)
@@ -8299,7 +8359,7 @@ _fw_trunc_ = FwSpec(_op_trunc_, (0,), (False,), 'inplace', _n._TruncBackward0_jv
 def _autograd_trunc_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_trunc_, _autograd_trunc_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TruncBackward0()
         node.next_edges = record.edges(self)
@@ -8354,7 +8414,7 @@ _fw_frac_ = FwSpec(_op_frac_, (0,), (False,), 'inplace', _n._FracBackward0_jvp)
 def _autograd_frac_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_frac_, _autograd_frac_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FracBackward0()
         node.next_edges = record.edges(self)
@@ -8409,7 +8469,7 @@ _fw_round_ = FwSpec(_op_round_, (0,), (False,), 'inplace', _n._RoundBackward0_jv
 def _autograd_round_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_round_, _autograd_round_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward0()
         node.next_edges = record.edges(self)
@@ -8464,7 +8524,7 @@ _fw_round__decimals = FwSpec(_op_round__decimals, (0,), (False,), 'inplace', _n.
 def _autograd_round__decimals(ks, self, decimals):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_round__decimals, _autograd_round__decimals, ks, self, decimals)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward1()
         node.next_edges = record.edges(self)
@@ -8520,7 +8580,7 @@ _fw_nan_to_num_ = FwSpec(_op_nan_to_num_, (0,), (False,), 'inplace', _n._NanToNu
 def _autograd_nan_to_num_(ks, self, nan, posinf, neginf):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_nan_to_num_, _autograd_nan_to_num_, ks, self, nan, posinf, neginf)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NanToNumBackward0()
         node.next_edges = record.edges(self)
@@ -8578,7 +8638,7 @@ _fw_atan2_ = FwSpec(_op_atan2_, (0, 1), (False, False), 'inplace', None)
 def _autograd_atan2_(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_atan2_, _autograd_atan2_, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.Atan2Backward0()
         node.next_edges = record.edges(self, other)
@@ -8638,7 +8698,7 @@ _fw_hypot_ = FwSpec(_op_hypot_, (0, 1), (False, False), 'inplace', None)
 def _autograd_hypot_(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_hypot_, _autograd_hypot_, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.HypotBackward0()
         node.next_edges = record.edges(self, other)
@@ -8699,7 +8759,7 @@ _fw_copysign__Tensor = FwSpec(_op_copysign__Tensor, (0, 1), (False, False), 'inp
 def _autograd_copysign__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_copysign__Tensor, _autograd_copysign__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.CopysignBackward0()
         node.next_edges = record.edges(self, other)
@@ -8759,7 +8819,7 @@ _fw_copysign__Scalar = FwSpec(_op_copysign__Scalar, (0,), (False,), 'inplace', N
 def _autograd_copysign__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_copysign__Scalar, _autograd_copysign__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CopysignBackward1()
         node.next_edges = record.edges(self)
@@ -8818,7 +8878,7 @@ _fw_xlogy__Tensor = FwSpec(_op_xlogy__Tensor, (0, 1), (False, False), 'inplace',
 def _autograd_xlogy__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_xlogy__Tensor, _autograd_xlogy__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.XlogyBackward0()
         node.next_edges = record.edges(self, other)
@@ -8913,7 +8973,7 @@ _fw_xlogy__Scalar_Other = FwSpec(_op_xlogy__Scalar_Other, (0,), (False,), 'inpla
 def _autograd_xlogy__Scalar_Other(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_xlogy__Scalar_Other, _autograd_xlogy__Scalar_Other, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.XlogyBackward2()
         node.next_edges = record.edges(self)
@@ -9153,7 +9213,7 @@ _fw_clamp__Tensor = FwSpec(_op_clamp__Tensor, (0, 1, 2), (False, False, False), 
 def _autograd_clamp__Tensor(ks, self, min, max):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_clamp__Tensor, _autograd_clamp__Tensor, ks, self, min, max)
-    if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, min, max):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, min, max):
         check_inplace(self)
         node = _n.ClampBackward0()
         node.next_edges = record.edges(self, min, max)
@@ -9229,7 +9289,7 @@ _fw_clamp_ = FwSpec(_op_clamp_, (0,), (False,), 'inplace', _n._ClampBackward1_jv
 def _autograd_clamp_(ks, self, min, max):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_clamp_, _autograd_clamp_, ks, self, min, max)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampBackward1()
         node.next_edges = record.edges(self)
@@ -9274,7 +9334,7 @@ _fw_clamp_min_ = FwSpec(_op_clamp_min_, (0,), (False,), 'inplace', _n._ClampMinB
 def _autograd_clamp_min_(ks, self, min):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_clamp_min_, _autograd_clamp_min_, ks, self, min)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMinBackward0()
         node.next_edges = record.edges(self)
@@ -9333,7 +9393,7 @@ _fw_clamp_min__Tensor = FwSpec(_op_clamp_min__Tensor, (0, 1), (False, False), 'i
 def _autograd_clamp_min__Tensor(ks, self, min):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_clamp_min__Tensor, _autograd_clamp_min__Tensor, ks, self, min)
-    if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None)) and _gs.enabled and requires_grad_any(self, min):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(min) is _TI and min.autograd is not None)) and _gs.enabled and requires_grad_any(self, min):
         check_inplace(self)
         node = _n.ClampMinBackward1()
         node.next_edges = record.edges(self, min)
@@ -9392,7 +9452,7 @@ _fw_clamp_max_ = FwSpec(_op_clamp_max_, (0,), (False,), 'inplace', _n._ClampMaxB
 def _autograd_clamp_max_(ks, self, max):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_clamp_max_, _autograd_clamp_max_, ks, self, max)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMaxBackward0()
         node.next_edges = record.edges(self)
@@ -9451,7 +9511,7 @@ _fw_clamp_max__Tensor = FwSpec(_op_clamp_max__Tensor, (0, 1), (False, False), 'i
 def _autograd_clamp_max__Tensor(ks, self, max):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_clamp_max__Tensor, _autograd_clamp_max__Tensor, ks, self, max)
-    if ((type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, max):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, max):
         check_inplace(self)
         node = _n.ClampMaxBackward1()
         node.next_edges = record.edges(self, max)
@@ -9524,7 +9584,7 @@ _fw_eq__Scalar = FwSpec(_op_eq__Scalar, (0,), (False,), 'inplace', None)
 def _autograd_eq__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_eq__Scalar, _autograd_eq__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.EqBackward0()
         node.next_edges = record.edges(self)
@@ -9545,7 +9605,7 @@ _fw_eq__Tensor = FwSpec(_op_eq__Tensor, (0, 1), (False, False), 'inplace', None)
 def _autograd_eq__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_eq__Tensor, _autograd_eq__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.EqBackward1()
         node.next_edges = record.edges(self, other)
@@ -9566,7 +9626,7 @@ _fw_ge__Scalar = FwSpec(_op_ge__Scalar, (0,), (False,), 'inplace', None)
 def _autograd_ge__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_ge__Scalar, _autograd_ge__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.GeBackward0()
         node.next_edges = record.edges(self)
@@ -9587,7 +9647,7 @@ _fw_ge__Tensor = FwSpec(_op_ge__Tensor, (0, 1), (False, False), 'inplace', None)
 def _autograd_ge__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_ge__Tensor, _autograd_ge__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.GeBackward1()
         node.next_edges = record.edges(self, other)
@@ -9608,7 +9668,7 @@ _fw_gt__Scalar = FwSpec(_op_gt__Scalar, (0,), (False,), 'inplace', None)
 def _autograd_gt__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_gt__Scalar, _autograd_gt__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.GtBackward0()
         node.next_edges = record.edges(self)
@@ -9629,7 +9689,7 @@ _fw_gt__Tensor = FwSpec(_op_gt__Tensor, (0, 1), (False, False), 'inplace', None)
 def _autograd_gt__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_gt__Tensor, _autograd_gt__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.GtBackward1()
         node.next_edges = record.edges(self, other)
@@ -9650,7 +9710,7 @@ _fw_le__Scalar = FwSpec(_op_le__Scalar, (0,), (False,), 'inplace', None)
 def _autograd_le__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_le__Scalar, _autograd_le__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LeBackward0()
         node.next_edges = record.edges(self)
@@ -9671,7 +9731,7 @@ _fw_le__Tensor = FwSpec(_op_le__Tensor, (0, 1), (False, False), 'inplace', None)
 def _autograd_le__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_le__Tensor, _autograd_le__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.LeBackward1()
         node.next_edges = record.edges(self, other)
@@ -9692,7 +9752,7 @@ _fw_lt__Scalar = FwSpec(_op_lt__Scalar, (0,), (False,), 'inplace', None)
 def _autograd_lt__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_lt__Scalar, _autograd_lt__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LtBackward0()
         node.next_edges = record.edges(self)
@@ -9713,7 +9773,7 @@ _fw_lt__Tensor = FwSpec(_op_lt__Tensor, (0, 1), (False, False), 'inplace', None)
 def _autograd_lt__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_lt__Tensor, _autograd_lt__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.LtBackward1()
         node.next_edges = record.edges(self, other)
@@ -9734,7 +9794,7 @@ _fw_ne__Scalar = FwSpec(_op_ne__Scalar, (0,), (False,), 'inplace', None)
 def _autograd_ne__Scalar(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_ne__Scalar, _autograd_ne__Scalar, ks, self, other)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NeBackward0()
         node.next_edges = record.edges(self)
@@ -9755,7 +9815,7 @@ _fw_ne__Tensor = FwSpec(_op_ne__Tensor, (0, 1), (False, False), 'inplace', None)
 def _autograd_ne__Tensor(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_ne__Tensor, _autograd_ne__Tensor, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.NeBackward1()
         node.next_edges = record.edges(self, other)
@@ -9907,7 +9967,7 @@ _fw_nextafter_ = FwSpec(_op_nextafter_, (0, 1), (False, False), 'inplace', None)
 def _autograd_nextafter_(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_nextafter_, _autograd_nextafter_, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.NextafterBackward0()
         node.next_edges = record.edges(self, other)
@@ -10004,7 +10064,7 @@ _fw_bernoulli__Tensor = FwSpec(_op_bernoulli__Tensor, (0, 1), (False, False), 'i
 def _autograd_bernoulli__Tensor(ks, self, p, generator):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_bernoulli__Tensor, _autograd_bernoulli__Tensor, ks, self, p, generator)
-    if ((type(self) is _TI and self.autograd is not None) or (type(p) is _TI and p.autograd is not None)) and _gs.enabled and requires_grad_any(self, p):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(p) is _TI and p.autograd is not None)) and _gs.enabled and requires_grad_any(self, p):
         check_inplace(self)
         node = _n.BernoulliBackward1()
         node.next_edges = record.edges(self, p)
@@ -10026,7 +10086,7 @@ _fw_bernoulli__float = FwSpec(_op_bernoulli__float, (0,), (False,), 'inplace', N
 def _autograd_bernoulli__float(ks, self, p, generator):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_bernoulli__float, _autograd_bernoulli__float, ks, self, p, generator)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.BernoulliBackward2()
         node.next_edges = record.edges(self)
@@ -10047,7 +10107,7 @@ _fw_exponential_ = FwSpec(_op_exponential_, (0,), (False,), 'inplace', None)
 def _autograd_exponential_(ks, self, lambd, generator):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_exponential_, _autograd_exponential_, ks, self, lambd, generator)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ExponentialBackward0()
         node.next_edges = record.edges(self)
@@ -10068,7 +10128,7 @@ _fw_normal_ = FwSpec(_op_normal_, (0,), (False,), 'inplace', None)
 def _autograd_normal_(ks, self, mean, std, generator):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_normal_, _autograd_normal_, ks, self, mean, std, generator)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NormalBackward0()
         node.next_edges = record.edges(self)
@@ -10089,7 +10149,7 @@ _fw_random__from = FwSpec(_op_random__from, (0,), (False,), 'inplace', None)
 def _autograd_random__from(ks, self, from_, to, generator):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_random__from, _autograd_random__from, ks, self, from_, to, generator)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RandomBackward0()
         node.next_edges = record.edges(self)
@@ -10110,7 +10170,7 @@ _fw_random__to = FwSpec(_op_random__to, (0,), (False,), 'inplace', None)
 def _autograd_random__to(ks, self, to, generator):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_random__to, _autograd_random__to, ks, self, to, generator)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RandomBackward1()
         node.next_edges = record.edges(self)
@@ -10131,7 +10191,7 @@ _fw_random_ = FwSpec(_op_random_, (0,), (False,), 'inplace', None)
 def _autograd_random_(ks, self, generator):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_random_, _autograd_random_, ks, self, generator)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RandomBackward2()
         node.next_edges = record.edges(self)
@@ -10152,7 +10212,7 @@ _fw_uniform_ = FwSpec(_op_uniform_, (0,), (False,), 'inplace', None)
 def _autograd_uniform_(ks, self, from_, to, generator):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_uniform_, _autograd_uniform_, ks, self, from_, to, generator)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.UniformBackward0()
         node.next_edges = record.edges(self)
@@ -11089,7 +11149,7 @@ _fw_cumsum_ = FwSpec(_op_cumsum_, (0,), (False,), 'inplace', LINEAR)
 def _autograd_cumsum_(ks, self, dim, dtype):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_cumsum_, _autograd_cumsum_, ks, self, dim, dtype)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumsumBackward0()
         node.next_edges = record.edges(self)
@@ -11150,7 +11210,7 @@ _fw_cumprod_ = FwSpec(_op_cumprod_, (0,), (False,), 'inplace', None)
 def _autograd_cumprod_(ks, self, dim, dtype):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_cumprod_, _autograd_cumprod_, ks, self, dim, dtype)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumprodBackward0()
         node.next_edges = record.edges(self)
@@ -11323,7 +11383,7 @@ _fw_tril_ = FwSpec(_op_tril_, (0,), (False,), 'inplace', LINEAR)
 def _autograd_tril_(ks, self, diagonal):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_tril_, _autograd_tril_, ks, self, diagonal)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TrilBackward0()
         node.next_edges = record.edges(self)
@@ -11380,7 +11440,7 @@ _fw_triu_ = FwSpec(_op_triu_, (0,), (False,), 'inplace', LINEAR)
 def _autograd_triu_(ks, self, diagonal):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_triu_, _autograd_triu_, ks, self, diagonal)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TriuBackward0()
         node.next_edges = record.edges(self)
@@ -12449,6 +12509,26 @@ def _autograd_unique_consecutive(ks, self, return_inverse, return_counts, dim):
 register_autograd('aten::unique_consecutive', _autograd_unique_consecutive)
 
 
+_op__unique = _get_op('aten::_unique')
+_fw__unique = FwSpec(_op__unique, (0,), (False,), 'functional', None)
+
+
+def _autograd__unique(ks, self, sorted, return_inverse):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__unique, _autograd__unique, ks, self, sorted, return_inverse)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UniqueBackward0()
+        node.next_edges = record.edges(self)
+        result = _op__unique.redispatch(ks, self, sorted, return_inverse)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        return result
+    return _op__unique.redispatch(ks, self, sorted, return_inverse)
+
+
+register_autograd('aten::_unique', _autograd__unique)
+
+
 _op__unique2 = _get_op('aten::_unique2')
 _fw__unique2 = FwSpec(_op__unique2, (0,), (False,), 'functional', None)
 
@@ -12495,7 +12575,7 @@ _fw_deg2rad_ = FwSpec(_op_deg2rad_, (0,), (False,), 'inplace', _n._Deg2RadBackwa
 def _autograd_deg2rad_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_deg2rad_, _autograd_deg2rad_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Deg2RadBackward0()
         node.next_edges = record.edges(self)
@@ -12587,7 +12667,7 @@ _fw_i0_ = FwSpec(_op_i0_, (0,), (False,), 'inplace', _n._I0Backward0_jvp)
 def _autograd_i0_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_i0_, _autograd_i0_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.I0Backward0()
         node.next_edges = record.edges(self)
@@ -12753,7 +12833,7 @@ _fw_igamma_ = FwSpec(_op_igamma_, (0, 1), (False, False), 'inplace', NOT_IMPLEME
 def _autograd_igamma_(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_igamma_, _autograd_igamma_, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.IgammaBackward0()
         node.next_edges = record.edges(self, other)
@@ -12812,7 +12892,7 @@ _fw_igammac_ = FwSpec(_op_igammac_, (0, 1), (False, False), 'inplace', NOT_IMPLE
 def _autograd_igammac_(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_igammac_, _autograd_igammac_, ks, self, other)
-    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.IgammacBackward0()
         node.next_edges = record.edges(self, other)
@@ -12870,7 +12950,7 @@ _fw_lgamma_ = FwSpec(_op_lgamma_, (0,), (False,), 'inplace', _n._LgammaBackward0
 def _autograd_lgamma_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_lgamma_, _autograd_lgamma_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LgammaBackward0()
         node.next_edges = record.edges(self)
@@ -12927,7 +13007,7 @@ _fw_digamma_ = FwSpec(_op_digamma_, (0,), (False,), 'inplace', _n._DigammaBackwa
 def _autograd_digamma_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_digamma_, _autograd_digamma_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.DigammaBackward0()
         node.next_edges = record.edges(self)
@@ -13000,7 +13080,7 @@ _fw_polygamma_ = FwSpec(_op_polygamma_, (0,), (False,), 'inplace', _n._Polygamma
 def _autograd_polygamma_(ks, self, n):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_polygamma_, _autograd_polygamma_, ks, self, n)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.PolygammaBackward1()
         node.next_edges = record.edges(self)
@@ -13258,7 +13338,7 @@ _fw_mvlgamma_ = FwSpec(_op_mvlgamma_, (0,), (False,), 'inplace', _n._MvlgammaBac
 def _autograd_mvlgamma_(ks, self, p):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_mvlgamma_, _autograd_mvlgamma_, ks, self, p)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MvlgammaBackward0()
         node.next_edges = record.edges(self)
@@ -13315,7 +13395,7 @@ _fw_rad2deg_ = FwSpec(_op_rad2deg_, (0,), (False,), 'inplace', _n._Rad2DegBackwa
 def _autograd_rad2deg_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_rad2deg_, _autograd_rad2deg_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Rad2DegBackward0()
         node.next_edges = record.edges(self)
@@ -13478,7 +13558,7 @@ _fw_logit_ = FwSpec(_op_logit_, (0,), (False,), 'inplace', _n._LogitBackward0_jv
 def _autograd_logit_(ks, self, eps):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_logit_, _autograd_logit_, ks, self, eps)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LogitBackward0()
         node.next_edges = record.edges(self)
@@ -13536,7 +13616,7 @@ _fw_sinc_ = FwSpec(_op_sinc_, (0,), (False,), 'inplace', _n._SincBackward0_jvp)
 def _autograd_sinc_(ks, self):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw_sinc_, _autograd_sinc_, ks, self)
-    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SincBackward0()
         node.next_edges = record.edges(self)

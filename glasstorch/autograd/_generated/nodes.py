@@ -1101,12 +1101,58 @@ class SliceBackward0(NodeBase):
         return self.self_sizes_
 
 
+def _SliceInverseBackward0_0(grad, grads, dim, start, end, step):
+    return slice_of(grad, dim, start, end, step)
+
+
+def _SliceInverseBackward0_1(grad, grads, dim, start, end, step):
+    return slice_zeroed(grad, dim, start, end, step)
+
+
+class SliceInverseBackward0(NodeBase):
+    """Backward of ``slice_inverse(Tensor(a) self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:101)."""
+
+    __slots__ = ('dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ()
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SliceInverseBackward0_0(grad, grads, dim, start, end, step))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SliceInverseBackward0_1(grad, grads, dim, start, end, step))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_start(self):
+        return self.start_
+
+    @property
+    def _saved_end(self):
+        return self.end_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+
 def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
     return diagonal_backward(grad, self_sizes, offset, dim1, dim2)
 
 
 class DiagonalBackward0(NodeBase):
-    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:101)."""
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:106)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -1146,7 +1192,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0(NodeBase):
-    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:105)."""
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:110)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -1186,7 +1232,7 @@ def _SplitBackward0_0(grad, grads, dim):
 
 
 class SplitBackward0(NodeBase):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:109)."""
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:114)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1211,7 +1257,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0(NodeBase):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:113)."""
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:118)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1231,12 +1277,62 @@ class SplitWithSizesBackward0(NodeBase):
         return self.dim_
 
 
+def _UnsafeSplitBackward0_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class UnsafeSplitBackward0(NodeBase):
+    """Backward of ``unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:122)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsafeSplitBackward0_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _UnsafeSplitWithSizesBackward0_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class UnsafeSplitWithSizesBackward0(NodeBase):
+    """Backward of ``unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:126)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsafeSplitWithSizesBackward0_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
 def _UnbindBackward0_0(grad, grads, dim):
     return cat_grads([g.unsqueeze(dim) for g in grads], dim)
 
 
 class UnbindBackward0(NodeBase):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:117)."""
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:130)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1261,7 +1357,7 @@ def _AliasBackward0_0(grad, grads):
 
 
 class AliasBackward0(NodeBase):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:121)."""
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:134)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1281,7 +1377,7 @@ def _CloneBackward0_0(grad, grads):
 
 
 class CloneBackward0(NodeBase):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:125)."""
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:138)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1301,7 +1397,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
 
 
 class ToCopyBackward0(NodeBase):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:129)."""
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:142)."""
 
     __slots__ = ('self_dtype_',)
     _tensor_slots = ()
@@ -1322,7 +1418,7 @@ def _FillBackward2_0(grad, grads):
 
 
 class FillBackward2(NodeBase):
-    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:149)."""
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:162)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1350,7 +1446,7 @@ def _FillBackward3_1(grad, grads):
 
 
 class FillBackward3(NodeBase):
-    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:153)."""
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:166)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1376,7 +1472,7 @@ def _ZeroBackward0_0(grad, grads):
 
 
 class ZeroBackward0(NodeBase):
-    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:158)."""
+    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:171)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1400,7 +1496,7 @@ def _TestAutogradMultipleDispatchBackward0_0(grad, grads, self_sizes):
 
 
 class TestAutogradMultipleDispatchBackward0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:169)."""
+    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:182)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1425,7 +1521,7 @@ def _TestAutogradMultipleDispatchBackwardAutogradCUDA0_0(grad, grads, self_sizes
 
 
 class TestAutogradMultipleDispatchBackwardAutogradCUDA0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:169)."""
+    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:182)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1450,7 +1546,7 @@ def _TestAutogradMultipleDispatchViewBackward0_0(grad, grads, self_sizes):
 
 
 class TestAutogradMultipleDispatchViewBackward0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:184)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:197)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1475,7 +1571,7 @@ def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_0(grad, grads, self_s
 
 
 class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:184)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:197)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -7940,12 +8036,72 @@ def _AtanhBackward0_jvp(self_p, self_t, result):
     return _element_wise(lambda grad: _AtanhBackward0_0(grad, [grad], self_p), self_t)
 
 
+def _AsinhBackward1_0(grad, grads):
+    return not_implemented("inplace version of asinh")
+
+
+class AsinhBackward1(NodeBase):
+    """Backward of ``asinh_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:221)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AsinhBackward1_0(grad, grads))
+        return out
+
+
+def _AcoshBackward1_0(grad, grads):
+    return not_implemented("inplace version of acosh")
+
+
+class AcoshBackward1(NodeBase):
+    """Backward of ``acosh_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:224)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AcoshBackward1_0(grad, grads))
+        return out
+
+
+def _AtanhBackward1_0(grad, grads):
+    return not_implemented("inplace version of atanh")
+
+
+class AtanhBackward1(NodeBase):
+    """Backward of ``atanh_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:227)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AtanhBackward1_0(grad, grads))
+        return out
+
+
 def _SigmoidBackward0_0(grad, grads, result):
     return sigmoid_backward(grad, result)
 
 
 class SigmoidBackward0(NodeBase):
-    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:220)."""
+    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:230)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -7982,7 +8138,7 @@ def _SigmoidBackwardBackward0_1(grad, grads, grad_output, output):
 
 
 class SigmoidBackwardBackward0(NodeBase):
-    """Backward of ``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:224)."""
+    """Backward of ``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:234)."""
 
     __slots__ = ('grad_output_', 'output_')
     _tensor_slots = ('grad_output_', 'output_')
@@ -8022,7 +8178,7 @@ def _ErfBackward0_0(grad, grads, self):
 
 
 class ErfBackward0(NodeBase):
-    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:228)."""
+    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:238)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -8055,7 +8211,7 @@ def _ErfcBackward0_0(grad, grads, self):
 
 
 class ErfcBackward0(NodeBase):
-    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:232)."""
+    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:242)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -8088,7 +8244,7 @@ def _ErfinvBackward0_0(grad, grads, self):
 
 
 class ErfinvBackward0(NodeBase):
-    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:236)."""
+    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:246)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -8121,7 +8277,7 @@ def _FloorBackward0_0(grad, grads):
 
 
 class FloorBackward0(NodeBase):
-    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:240)."""
+    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:250)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8145,7 +8301,7 @@ def _CeilBackward0_0(grad, grads):
 
 
 class CeilBackward0(NodeBase):
-    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:244)."""
+    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:254)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8169,7 +8325,7 @@ def _TruncBackward0_0(grad, grads):
 
 
 class TruncBackward0(NodeBase):
-    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:248)."""
+    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:258)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8193,7 +8349,7 @@ def _FracBackward0_0(grad, grads):
 
 
 class FracBackward0(NodeBase):
-    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:252)."""
+    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:262)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8217,7 +8373,7 @@ def _RoundBackward0_0(grad, grads):
 
 
 class RoundBackward0(NodeBase):
-    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:256)."""
+    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:266)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8241,7 +8397,7 @@ def _RoundBackward1_0(grad, grads):
 
 
 class RoundBackward1(NodeBase):
-    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:260)."""
+    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:270)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8265,7 +8421,7 @@ def _NanToNumBackward0_0(grad, grads, self):
 
 
 class NanToNumBackward0(NodeBase):
-    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:264)."""
+    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:274)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -8302,7 +8458,7 @@ def _Atan2Backward0_1(grad, grads, self, other):
 
 
 class Atan2Backward0(NodeBase):
-    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:269)."""
+    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:279)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8346,7 +8502,7 @@ def _HypotBackward0_1(grad, grads, self, other, result):
 
 
 class HypotBackward0(NodeBase):
-    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:273)."""
+    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:283)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -8399,7 +8555,7 @@ def _CopysignBackward0_1(grad, grads, self, other, result):
 
 
 class CopysignBackward0(NodeBase):
-    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:277)."""
+    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:287)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -8448,7 +8604,7 @@ def _CopysignBackward1_0(grad, grads, self, result):
 
 
 class CopysignBackward1(NodeBase):
-    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:281)."""
+    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:291)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -8490,7 +8646,7 @@ def _XlogyBackward0_1(grad, grads, self, other):
 
 
 class XlogyBackward0(NodeBase):
-    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:284)."""
+    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:294)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8534,7 +8690,7 @@ def _XlogyBackward1_0(grad, grads, other, self):
 
 
 class XlogyBackward1(NodeBase):
-    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:289)."""
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
 
     __slots__ = ('other_', 'self_')
     _tensor_slots = ('other_',)
@@ -8568,7 +8724,7 @@ def _XlogyBackward2_0(grad, grads, self, other):
 
 
 class XlogyBackward2(NodeBase):
-    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:292)."""
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:302)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_',)
@@ -8606,7 +8762,7 @@ def _LogaddexpBackward0_1(grad, grads, self, other):
 
 
 class LogaddexpBackward0(NodeBase):
-    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:295)."""
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:305)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8650,7 +8806,7 @@ def _MaximumBackward0_1(grad, grads, self, other):
 
 
 class MaximumBackward0(NodeBase):
-    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:309)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8694,7 +8850,7 @@ def _FmaxBackward0_1(grad, grads, self, other):
 
 
 class FmaxBackward0(NodeBase):
-    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:303)."""
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:313)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8738,7 +8894,7 @@ def _MinimumBackward0_1(grad, grads, self, other):
 
 
 class MinimumBackward0(NodeBase):
-    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:307)."""
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:317)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8782,7 +8938,7 @@ def _FminBackward0_1(grad, grads, self, other):
 
 
 class FminBackward0(NodeBase):
-    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:311)."""
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:321)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8826,7 +8982,7 @@ def _ClampBackward0_1(grad, grads, self, min, max):
 
 
 class ClampBackward0(NodeBase):
-    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:316)."""
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:326)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_', 'min_', 'max_')
@@ -8877,7 +9033,7 @@ def _ClampBackward1_0(grad, grads, self, min, max):
 
 
 class ClampBackward1(NodeBase):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:320)."""
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:330)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_',)
@@ -8920,7 +9076,7 @@ def _ClampMinBackward0_0(grad, grads, self, min):
 
 
 class ClampMinBackward0(NodeBase):
-    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:324)."""
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:334)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_',)
@@ -8962,7 +9118,7 @@ def _ClampMinBackward1_1(grad, grads, self, min):
 
 
 class ClampMinBackward1(NodeBase):
-    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:328)."""
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:338)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_', 'min_')
@@ -9002,7 +9158,7 @@ def _ClampMaxBackward0_0(grad, grads, self, max):
 
 
 class ClampMaxBackward0(NodeBase):
-    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:332)."""
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:342)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_',)
@@ -9044,7 +9200,7 @@ def _ClampMaxBackward1_1(grad, grads, self, max):
 
 
 class ClampMaxBackward1(NodeBase):
-    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:336)."""
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:346)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_', 'max_')
@@ -9088,7 +9244,7 @@ def _WhereBackward0_1(grad, grads, condition):
 
 
 class WhereBackward0(NodeBase):
-    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:340)."""
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:350)."""
 
     __slots__ = ('condition_',)
     _tensor_slots = ('condition_',)
@@ -9123,7 +9279,7 @@ def _EqBackward0_0(grad, grads):
 
 
 class EqBackward0(NodeBase):
-    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:349)."""
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:359)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9147,7 +9303,7 @@ def _EqBackward1_1(grad, grads):
 
 
 class EqBackward1(NodeBase):
-    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:352)."""
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:362)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9169,7 +9325,7 @@ def _GeBackward0_0(grad, grads):
 
 
 class GeBackward0(NodeBase):
-    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:356)."""
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:366)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9193,7 +9349,7 @@ def _GeBackward1_1(grad, grads):
 
 
 class GeBackward1(NodeBase):
-    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:359)."""
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:369)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9215,7 +9371,7 @@ def _GtBackward0_0(grad, grads):
 
 
 class GtBackward0(NodeBase):
-    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:363)."""
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:373)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9239,7 +9395,7 @@ def _GtBackward1_1(grad, grads):
 
 
 class GtBackward1(NodeBase):
-    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:366)."""
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:376)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9261,7 +9417,7 @@ def _LeBackward0_0(grad, grads):
 
 
 class LeBackward0(NodeBase):
-    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:370)."""
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:380)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9285,7 +9441,7 @@ def _LeBackward1_1(grad, grads):
 
 
 class LeBackward1(NodeBase):
-    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:373)."""
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:383)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9307,7 +9463,7 @@ def _LtBackward0_0(grad, grads):
 
 
 class LtBackward0(NodeBase):
-    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:377)."""
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:387)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9331,7 +9487,7 @@ def _LtBackward1_1(grad, grads):
 
 
 class LtBackward1(NodeBase):
-    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:380)."""
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:390)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9353,7 +9509,7 @@ def _NeBackward0_0(grad, grads):
 
 
 class NeBackward0(NodeBase):
-    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:384)."""
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:394)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9377,7 +9533,7 @@ def _NeBackward1_1(grad, grads):
 
 
 class NeBackward1(NodeBase):
-    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:387)."""
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:397)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9403,7 +9559,7 @@ def _NextafterBackward0_1(grad, grads, self, other):
 
 
 class NextafterBackward0(NodeBase):
-    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:410)."""
+    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:420)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -11936,12 +12092,32 @@ class UniqueConsecutiveBackward0(NodeBase):
         return out
 
 
+def _UniqueBackward0_0(grad, grads):
+    return not_implemented("_unique")
+
+
+class UniqueBackward0(NodeBase):
+    """Backward of ``_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:56)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UniqueBackward0_0(grad, grads))
+        return out
+
+
 def _Unique2Backward0_0(grad, grads):
     return not_implemented("_unique2")
 
 
 class Unique2Backward0(NodeBase):
-    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:56)."""
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:60)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -13350,7 +13526,7 @@ def _UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0_copy(NodeBase):
-    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:105)."""
+    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:110)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -13390,7 +13566,7 @@ def _DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0_copy(NodeBase):
-    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:101)."""
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:106)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -13430,7 +13606,7 @@ def _SplitBackward0_copy_0(grad, grads, dim):
 
 
 class SplitBackward0_copy(NodeBase):
-    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:109)."""
+    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:114)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -13455,7 +13631,7 @@ def _SplitWithSizesBackward0_copy_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0_copy(NodeBase):
-    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:113)."""
+    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:118)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -13480,7 +13656,7 @@ def _UnbindBackward0_copy_0(grad, grads, dim):
 
 
 class UnbindBackward0_copy(NodeBase):
-    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:117)."""
+    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:130)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -13505,7 +13681,7 @@ def _AliasBackward0_copy_0(grad, grads):
 
 
 class AliasBackward0_copy(NodeBase):
-    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:121)."""
+    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:134)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -13525,7 +13701,7 @@ def _TestAutogradMultipleDispatchViewBackward0_copy_0(grad, grads, self_sizes):
 
 
 class TestAutogradMultipleDispatchViewBackward0_copy(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:184)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:197)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -13550,7 +13726,7 @@ def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy_0(grad, grads, s
 
 
 class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:184)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:197)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()

@@ -14,14 +14,15 @@ from ...._core.dispatch_key import MATH_BITS
 from ...._core.layout import contiguous_format as _contiguous_format
 from ...._core.layout import preserve_format as _preserve_format
 from ...._tensor import views as _views
-from ...._tensor.impl import TensorImpl, empty_contiguous_numpy, empty_strided_impl
+from ...._tensor.impl import INFERENCE_VERSION, TensorImpl, VersionCounter, empty_contiguous_numpy, empty_strided_impl
 from ...factories import check_fits
 from ..cpu import copy as _copy
 
 __all__ = ["view", "view_dtype", "reshape_alias", "unsafe_view", "as_strided", "transpose", "t", "permute", "expand",
-           "slice_Tensor",
+           "slice_Tensor", "slice_inverse",
            "select_int", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "unfold", "diagonal",
-           "split_Tensor", "split_with_sizes", "unbind_int", "alias", "fw_primal", "make_dual", "unpack_dual", "clone",
+           "split_Tensor", "split_with_sizes", "unsafe_split_Tensor", "unsafe_split_with_sizes", "unbind_int",
+           "alias", "fw_primal", "make_dual", "unpack_dual", "clone",
            "copy_",
            "fill_Scalar", "fill_Tensor", "zero_", "to_copy", "test_autograd_multiple_dispatch_view",
            "test_autograd_multiple_dispatch"]
@@ -57,6 +58,11 @@ def expand(self: TensorImpl, size, implicit=False) -> TensorImpl:
     return _views.expand(self, size)
 
 
+def slice_inverse(self: TensorImpl, src: TensorImpl, dim=0, start=None, end=None, step=1) -> TensorImpl:
+    """PyTorch's ``slice_inverse``: ``self`` viewed with ``src``'s geometry (its storage reaches that far)."""
+    return _views.as_strided(self, src.sizes, src.strides, src.offset)
+
+
 def slice_Tensor(self: TensorImpl, dim=0, start=None, end=None, step=1) -> TensorImpl:  # noqa: N802
     return _views.slice_(self, dim, start, end, step)
 
@@ -79,6 +85,22 @@ def squeeze_dims(self: TensorImpl, dim) -> TensorImpl:
 
 def split_Tensor(self: TensorImpl, split_size, dim=0) -> list:  # noqa: N802
     return _views.split(self, split_size, dim)
+
+
+def _own_versions(pieces: list) -> list:
+    """Each piece of an unsafe split counts its own writes (an inference tensor's pieces have no counter)."""
+    for t in pieces:
+        if t.version is not INFERENCE_VERSION:
+            t.version = VersionCounter()
+    return pieces
+
+
+def unsafe_split_Tensor(self: TensorImpl, split_size, dim=0) -> list:  # noqa: N802
+    return _own_versions(_views.split(self, split_size, dim))
+
+
+def unsafe_split_with_sizes(self: TensorImpl, split_sizes, dim=0) -> list:
+    return _own_versions(split_with_sizes(self, split_sizes, dim))
 
 
 def reshape_alias(self: TensorImpl, size, stride) -> TensorImpl:

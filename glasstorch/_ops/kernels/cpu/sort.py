@@ -31,7 +31,7 @@ from ...overlap import check_outputs_writable
 from ...tensor_iterator import common_dtype, reduced_shape, resize_out
 from .linalg import is_meta, not_implemented, set_output
 
-__all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique2_cpu", "unique_dim_cpu",
+__all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique_cpu", "unique2_cpu", "unique_dim_cpu",
            "unique_consecutive_cpu", "searchsorted_cpu", "searchsorted_out_cpu", "searchsorted_scalar_cpu",
            "searchsorted_scalar_out_cpu", "bucketize_cpu", "bucketize_out_cpu", "bucketize_scalar_cpu",
            "nonzero_cpu", "nonzero_out_cpu", "nonzero_static_cpu", "nonzero_static_out_cpu", "stable_argsort", "sort",
@@ -466,6 +466,13 @@ def _unique_along(self: TensorImpl, dim, consecutive):
     counts = _empty((picked.shape[0],), long, dev)
     np.copyto(counts.as_numpy(), np.diff(np.append(np.flatnonzero(mask), rows.shape[0])))
     return out, inverse, counts
+
+
+def unique_cpu(self: TensorImpl, sorted=True, return_inverse=False):
+    """``torch._unique``: the sorted distinct values (PyTorch's CPU kernel sorts either way) and the inverse
+    indices, empty unless requested."""
+    out, inverse, _ = _unique_flat(self, False, return_inverse, False)
+    return out, inverse
 
 
 def unique2_cpu(self: TensorImpl, sorted=True, return_inverse=False, return_counts=False):
