@@ -471,7 +471,14 @@ class Tensor:
                           "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:489.)", UserWarning,
                           stacklevel=2)
         g = None if meta is None else meta.grad
-        return None if g is None else wrap(g)
+        if g is None:
+            return None
+        # PyTorch keeps a tensor's Python object alive while C++ holds its impl, so ``.grad`` is one object for as
+        # long as it is the leaf's gradient (a weak reference to it stays valid): the meta holds the wrapper.
+        t = meta.grad_pyobj
+        if t is None or t._impl is not g:
+            t = meta.grad_pyobj = wrap(g)
+        return t
 
     @grad.setter
     def grad(self, value):
@@ -483,6 +490,7 @@ class Tensor:
                 return
             impl.autograd = AutogradMeta()
         impl.autograd.grad = None if value is None else value._impl
+        impl.autograd.grad_pyobj = value
 
     @grad.deleter
     def grad(self):
@@ -491,6 +499,16 @@ class Tensor:
     @property
     def grad_fn(self):
         return _current_grad_fn(self._impl)
+
+    @property
+    def volatile(self) -> bool:
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value):
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                      UserWarning, stacklevel=2)
 
     @property
     def _grad_fn(self):
@@ -731,7 +749,7 @@ class Tensor:
         if impl.device.type != "cpu":
             raise TypeError(f"can't convert {impl.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                             f"tensor to host memory first.")
-        if not force and self.requires_grad:
+        if not force and _grad_state.enabled and self.requires_grad:  # PyTorch checks grad mode too
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if impl.dtype is _dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")

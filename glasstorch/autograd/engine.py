@@ -502,6 +502,8 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
         meta.grad = _obey_layout(leaf, new, steal=not _grad_state.enabled)
     elif _grad_state.enabled:
         meta.grad = aten.add_Tensor(old, new, 1)
+        if meta.grad_pyobj is not None:  # the old gradient's wrapper is no longer the leaf's to keep alive
+            meta.grad_pyobj = None
     else:
         aten.add__Tensor(old, new, 1)
     if meta.post_acc_grad_hooks:

@@ -1,0 +1,94 @@
+"""The engine's surroundings, against torch: ``numpy()`` and grad mode, the deprecated ``volatile`` flag,
+``torch.autograd.torch``, ``is_multithreading_enabled``/``set_multithreading_enabled``, ``torch._C``'s
+thread-local object stash, and ``Tensor.grad`` keeping one Python object alive."""
+
+import threading
+import warnings
+import weakref
+
+import torch
+
+import glasstorch as gt
+from tests.oracle import assert_same, assert_same_error
+
+
+def _numpy_under_modes(m):
+    x = m.ones(2, requires_grad=True)
+    with m.no_grad():
+        a = x.numpy().tolist()
+    return a, x.numpy(force=True).tolist()
+
+
+def test_numpy_of_tensor_requiring_grad_follows_grad_mode():
+    assert _numpy_under_modes(gt) == _numpy_under_modes(torch)
+    assert_same_error(lambda: gt.ones(2, requires_grad=True).numpy(), lambda: torch.ones(2, requires_grad=True).numpy())
+
+
+def _volatile(m):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        v = m.autograd.torch.zeros(2)
+        got = v.volatile
+        v.volatile = True
+        m.autograd.Variable(v, volatile=True)
+        after = v.volatile
+    return got, after, [(type(x.message).__name__, str(x.message), x.lineno - w[0].lineno) for x in w]
+
+
+def test_volatile_is_gone_with_warnings():
+    assert _volatile(gt) == _volatile(torch)
+
+
+def _multithreading(m):
+    seen = []
+    with m.autograd.set_multithreading_enabled(False):
+        seen.append(m.autograd.is_multithreading_enabled())
+        m.autograd.set_multithreading_enabled(True)
+        seen.append(m.autograd.is_multithreading_enabled())
+    seen.append(m.autograd.is_multithreading_enabled())
+    m.autograd.set_multithreading_enabled(False)
+    seen.append(m.autograd.is_multithreading_enabled())
+    m.autograd.set_multithreading_enabled(True)
+    seen.append(m.autograd.is_multithreading_enabled())
+    return seen
+
+
+def test_multithreading_flag_as_context_manager_and_function():
+    assert _multithreading(gt) == _multithreading(torch)
+
+
+def _tls(m):
+    C = m._C
+    C._stash_obj_in_tls("agD_key", {"x": 1})
+    seen = [C._is_key_in_tls("agD_key"), C._get_obj_in_tls("agD_key")]
+    other = []
+    t = threading.Thread(target=lambda: other.append(C._is_key_in_tls("agD_key")))
+    t.start()
+    t.join()
+    C._remove_obj_from_tls("agD_key")
+    C._remove_obj_from_tls("agD_key")  # removing an absent key is quiet
+    return seen + other + [C._is_key_in_tls("agD_key")]
+
+
+def test_python_objects_in_thread_local_state():
+    assert _tls(gt) == _tls(torch)
+    assert_same_error(lambda: gt._C._get_obj_in_tls("agD_absent"), lambda: torch._C._get_obj_in_tls("agD_absent"))
+
+
+def _grad_object(m):
+    x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (x**2).sum().backward()
+    ref = weakref.ref(x.grad)
+    first_id = id(x.grad)
+    kept = ref() is not None and id(x.grad) == first_id
+    x.grad = None
+    return kept, ref() is None, x
+
+
+def test_grad_is_one_object_while_it_is_the_leaf_gradient():
+    g_kept, g_freed, gx = _grad_object(gt)
+    t_kept, t_freed, tx = _grad_object(torch)
+    assert (g_kept, g_freed) == (t_kept, t_freed)
+    (gx**2).sum().backward()
+    (tx**2).sum().backward()
+    assert_same(weakref.ref(gx.grad)(), weakref.ref(tx.grad)())
