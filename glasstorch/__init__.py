@@ -15,6 +15,7 @@ from ._core.dtype import (  # noqa: F401
 from ._core.dtype import ALIASES as _ALIASES
 from ._core.device import device  # noqa: F401
 from ._core.shape import Size  # noqa: F401
+from ._core.user_warning import is_warn_always_enabled, set_warn_always  # noqa: F401
 from ._tensor.storage import UntypedStorage  # noqa: F401
 from ._tensor.typed_storage import (  # noqa: F401
     BFloat16Storage, BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage,

@@ -28,7 +28,7 @@ from ._core.dispatch_key import bit as _dk_bit
 from ._core.dispatch_key import tls as _dk_tls
 from ._core.grad_state import state as _grad_state
 from ._core.shape import Size
-from ._core.user_warning import warn as _user_warn
+from ._core.user_warning import warn_once as _warn_once
 from ._device.generator import Generator
 from ._ops import dispatcher as _dispatcher
 from ._ops import indexing as _indexing
@@ -179,15 +179,6 @@ def _check_grad_assignment(t, value) -> None:
 
 def _conj(t):
     return t.conj() if t.is_complex() else t  # conj() of a real tensor is the tensor itself
-
-
-_WARNED_ONCE: set = set()  # the deprecations PyTorch gives with TORCH_WARN_ONCE: each once per process
-
-
-def _warn_once(message: str) -> None:
-    if message not in _WARNED_ONCE:
-        _WARNED_ONCE.add(message)
-        _user_warn(message)
 
 
 # 0-dim tensors pass these with a deprecation warning (the identity, or conj()); 1-dim ones raise.

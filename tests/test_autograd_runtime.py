@@ -92,3 +92,27 @@ def test_grad_is_one_object_while_it_is_the_leaf_gradient():
     (gx**2).sum().backward()
     (tx**2).sum().backward()
     assert_same(weakref.ref(gx.grad)(), weakref.ref(tx.grad)())
+
+
+def _create_graph_warnings(m):
+    prev = m.is_warn_always_enabled()
+    m.set_warn_always(True)
+    try:
+        seen = [m.is_warn_always_enabled()]
+        b = m.tensor([1.0, 2.0], dtype=m.double, requires_grad=True)
+        c = b * b
+        for run in (lambda: c.backward(m.ones_like(c), create_graph=True),
+                    lambda: m.autograd.grad(c, b, m.ones_like(c), create_graph=True),
+                    lambda: c.backward(m.ones_like(c), retain_graph=True)):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                run()
+            seen.append([(type(x.message).__name__, str(x.message)) for x in w])
+            b.grad = None
+        return seen
+    finally:
+        m.set_warn_always(prev)
+
+
+def test_backward_with_create_graph_warns_about_the_cycle_and_grad_does_not():
+    assert _create_graph_warnings(gt) == _create_graph_warnings(torch)

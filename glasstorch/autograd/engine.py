@@ -30,6 +30,7 @@ import time
 from .._core import shape as _shape
 from .._core.dispatch_key import MATH_BITS, bit
 from .._core.layout import contiguous_format
+from .._core.user_warning import warn_once
 from .._ops.aten import aten
 from .._tensor.impl import TensorImpl, empty_strided_impl
 from .._tensor.views import type_string
@@ -261,12 +262,21 @@ def _needed(root: Node, targets: set) -> set:
     return needed
 
 
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+
+
 def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inputs=None,
             accumulate: bool = True, is_grad: bool = False) -> list:
     """Run backward from ``roots`` seeded with ``grads``; returns the captured grads of ``inputs``.
 
     ``is_grad``: this is ``autograd.grad`` (not ``backward(inputs=...)``), for :func:`will_execute_node`.
     """
+    if accumulate and create_graph:
+        warn_once(_CREATE_GRAPH_WARNING)
     stats = _stats
     t0 = stats.clock() if stats is not None else 0.0
     root = GraphRoot([gradient_edge(r) for r in roots], grads)
