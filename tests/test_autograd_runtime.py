@@ -116,3 +116,34 @@ def _create_graph_warnings(m):
 
 def test_backward_with_create_graph_warns_about_the_cycle_and_grad_does_not():
     assert _create_graph_warnings(gt) == _create_graph_warnings(torch)
+
+
+def _coroutine_recovers(m):
+    class Recoverable(Exception):
+        pass
+
+    @m.no_grad()
+    def coro(n=4):
+        raised = False
+        for i in range(n):
+            try:
+                yield (-i if raised else i), m.is_grad_enabled()
+            except Recoverable:
+                raised = True
+        return "done"
+
+    seen = []
+    with m.enable_grad():
+        c = coro()
+        seen.append(next(c))
+        try:
+            while True:
+                seen.append(c.throw(Recoverable))
+        except StopIteration as stop:  # the generator handled the last throw and finished
+            seen.append(stop.value)
+        seen.append(m.is_grad_enabled())
+    return seen
+
+
+def test_grad_mode_decorated_generator_that_handles_a_thrown_exception_and_finishes():
+    assert _coroutine_recovers(gt) == _coroutine_recovers(torch)
