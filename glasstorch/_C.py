@@ -18,6 +18,7 @@ from ._binding_support import DisableTorchFunction, DisableTorchFunctionSubclass
 from ._core import thread_local_objects as _tls_objects
 from .autograd import basic_ops as _basic_ops
 from .autograd._generated import nodes as _generated_nodes
+from .autograd.anomaly_mode import running as _running_node
 from .autograd.engine import current_graph_task_id as _current_graph_task_id
 from .autograd.grad_mode import (
     _is_multithreading_enabled,
@@ -34,12 +35,18 @@ from .tensor import nn_parse_to
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
            "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions", "_autograd", "is_grad_enabled",
            "_current_graph_task_id", "_is_multithreading_enabled", "_set_multithreading_enabled", "_WeakTensorRef",
-           "_nn", "_stash_obj_in_tls", "_get_obj_in_tls", "_is_key_in_tls", "_remove_obj_from_tls"]
+           "_nn", "_stash_obj_in_tls", "_get_obj_in_tls", "_is_key_in_tls", "_remove_obj_from_tls",
+           "_current_autograd_node"]
 
 _stash_obj_in_tls = _tls_objects.stash
 _get_obj_in_tls = _tls_objects.get
 _is_key_in_tls = _tls_objects.contains
 _remove_obj_from_tls = _tls_objects.remove
+
+
+def _current_autograd_node():
+    """The node whose backward is running on this thread, or None (``torch._C._current_autograd_node``)."""
+    return _running_node.node
 
 
 class _WeakTensorRef:

@@ -2,6 +2,8 @@
 ``torch.autograd.torch``, ``is_multithreading_enabled``/``set_multithreading_enabled``, ``torch._C``'s
 thread-local object stash, and ``Tensor.grad`` keeping one Python object alive."""
 
+import contextlib
+import io
 import threading
 import warnings
 import weakref
@@ -147,3 +149,73 @@ def _coroutine_recovers(m):
 
 def test_grad_mode_decorated_generator_that_handles_a_thrown_exception_and_finishes():
     assert _coroutine_recovers(gt) == _coroutine_recovers(torch)
+
+
+def _nested_nan(m, fail_0th, forward_in_anomaly):
+    """A double backward whose inner custom Function (made during the outer one's backward) returns NaN."""
+    class Outer(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            seen.append(type(m._C._current_autograd_node()).__name__)
+            g = g.clone().expand(3)
+            return Inner.apply(g * x, g + x)
+
+    class Inner(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * 2.0 + b
+
+        @staticmethod
+        def backward(ctx, g):
+            g1, g2 = g.clone(), g.clone()
+            (g1 if fail_0th else g2)[0] = float("nan")
+            return g1, g2
+
+    seen = [m._C._current_autograd_node()]
+    x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            with m.autograd.detect_anomaly() if forward_in_anomaly else contextlib.nullcontext():
+                (gx,) = m.autograd.grad(Outer.apply(x), (x,), create_graph=True)
+            with m.autograd.detect_anomaly():
+                gx.sum().backward()
+        except RuntimeError as e:
+            seen.append(str(e))
+    for x in w:  # the stacks' text differs by file; their headers and the functions they name must not
+        text = str(x.message)
+        head, _, stack = text.partition("\n" if not text.startswith("\n") else "calculation:\n")
+        seen.append((head, "Inner.apply" in stack, "Outer.apply" in stack))
+    return seen
+
+
+def test_anomaly_mode_prints_the_failing_node_and_its_parents():
+    for fail_0th in (True, False):
+        for forward_in_anomaly in (True, False):
+            assert _nested_nan(gt, fail_0th, forward_in_anomaly) == _nested_nan(torch, fail_0th, forward_in_anomaly)
+
+
+def _anomaly_warning_as_error(m):
+    a = m.ones(3, requires_grad=True)
+    err = io.StringIO()
+    with warnings.catch_warnings(record=True) as w, contextlib.redirect_stderr(err):
+        with m.autograd.detect_anomaly():
+            warnings.simplefilter("error")
+            d1 = a + 1
+            d2 = d1**2
+            d1 += 1
+            try:
+                m.autograd.grad(d2.sum(), a)
+            except RuntimeError as e:
+                raised = type(e).__name__, str(e)
+    return raised, len(w), "UserWarning: Error detected in PowBackward0" in err.getvalue()
+
+
+def test_anomaly_warning_turned_into_an_error_is_printed_and_the_backward_error_raised():
+    assert _anomaly_warning_as_error(gt) == _anomaly_warning_as_error(torch)

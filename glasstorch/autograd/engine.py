@@ -35,7 +35,7 @@ from .._ops.aten import aten
 from .._tensor.impl import TensorImpl, empty_strided_impl
 from .._tensor.views import type_string
 from . import graph as _graph
-from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure
+from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure, running
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node, gradient_edge
 
@@ -295,11 +295,13 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     stack = _tasks.__dict__.setdefault("stack", [])
     task = _GraphTask(deps, needed, is_grad)
     stack.append(task)
+    outer_node = running.node  # a reentrant backward runs inside that node's apply
     try:
         _loop(root, deps, captures, captured, needed, keep_graph, accumulate)
         _run_final_callbacks(task)
     finally:
         _grad_state.enabled = prev
+        running.node = outer_node
         stack.pop()
         if stats is not None:
             stats.backward_s += stats.clock() - t0
@@ -390,6 +392,7 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
             continue
         if node._tensor_pre_hooks or node._retains_grad_hooks or node._pre_hooks:
             buffer = _pre_hooks(node, buffer)
+        running.node = node
         try:
             if buffer and node._undefined_gives_undefined and buffer.count(None) == len(buffer):
                 outputs = [None] * len(node.next_edges)  # Note [Undefined gradients in, undefined out]
