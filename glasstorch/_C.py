@@ -16,6 +16,8 @@ import weakref
 
 from ._binding_support import DisableTorchFunction, DisableTorchFunctionSubclass, _disabled_torch_function_impl
 from ._core import thread_local_objects as _tls_objects
+from ._generated import functions as _functions_bindings
+from ._generated.functions import NN_FUNCTIONS
 from .autograd import basic_ops as _basic_ops
 from .autograd._generated import nodes as _generated_nodes
 from .autograd.anomaly_mode import running as _running_node
@@ -78,4 +80,5 @@ _autograd._saved_tensors_hooks_is_enabled = _saved_tensors_hooks_is_enabled
 _autograd._unsafe_set_version_counter = _unsafe_set_version_counter
 _autograd.SavedTensor = SavedTensor
 
-_nn = types.SimpleNamespace(_parse_to=nn_parse_to)
+_nn = types.ModuleType("torch._C._nn", "The operators declared with python_module: nn (torch._C._nn).")
+vars(_nn).update({name: getattr(_functions_bindings, name) for name in NN_FUNCTIONS}, _parse_to=nn_parse_to)

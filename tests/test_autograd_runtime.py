@@ -219,3 +219,17 @@ def _anomaly_warning_as_error(m):
 
 def test_anomaly_warning_turned_into_an_error_is_printed_and_the_backward_error_raised():
     assert _anomaly_warning_as_error(gt) == _anomaly_warning_as_error(torch)
+
+
+def _warning_in_backward(m):
+    a = m.zeros((), requires_grad=True)
+    b = m._C._nn._test_warn_in_autograd(a)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        b.backward()
+    return type(b.grad_fn).__name__, [(type(x.message).__name__, str(x.message)) for x in w], a.grad.item()
+
+
+def test_a_warning_given_in_backward_reaches_python():
+    assert _warning_in_backward(gt) == _warning_in_backward(torch)
+    assert gt._C._nn.gelu is gt._C._nn.gelu and callable(gt._C._nn.linear)  # torch._C._nn holds the nn operators

@@ -60,6 +60,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
     _softmax as _op__softmax,
     _softmax_out as _op__softmax_out,
+    _test_warn_in_autograd as _op__test_warn_in_autograd,
     _to_copy as _op__to_copy,
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,
@@ -11658,6 +11659,25 @@ def kaiser_window(*args, **kwargs):
         return _requires_grad(a[7], _op_kaiser_window_beta.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
+_sig__test_warn_in_autograd = _Signatures('_test_warn_in_autograd', [
+    '_test_warn_in_autograd(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _test_warn_in_autograd(*args, **kwargs):
+    """_test_warn_in_autograd(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op__test_warn_in_autograd.call(_a0._impl))
+    try:
+        i, a = _sig__test_warn_in_autograd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _test_warn_in_autograd, args, kwargs)
+    return _wrap(_op__test_warn_in_autograd.call(a[0]))
+
+
 _sig_view_copy = _Signatures('view_copy', [
     'view_copy(Tensor input, ScalarType dtype, *, Tensor? out=None)',
     'view_copy(Tensor input, SymInt[] size, *, Tensor? out=None)',
@@ -12874,4 +12894,4 @@ __all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_p
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
-NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']
+NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

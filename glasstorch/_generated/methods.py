@@ -60,6 +60,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
     _softmax as _op__softmax,
     _softmax_out as _op__softmax_out,
+    _test_warn_in_autograd as _op__test_warn_in_autograd,
     _to_copy as _op__to_copy,
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,

@@ -47,6 +47,7 @@ from glasstorch._ops.kernels.cpu import fft as _k_kernels_cpu_fft
 from glasstorch._ops.decompositions import fft as _k_decompositions_fft
 from glasstorch._ops.kernels.composite import windows as _k_kernels_composite_windows
 from glasstorch._ops.decompositions import stft as _k_decompositions_stft
+from glasstorch._ops.kernels.composite import test_ops as _k_kernels_composite_test_ops
 from glasstorch._ops.kernels.composite import view_copies as _k_kernels_composite_view_copies
 from glasstorch._ops.kernels.composite import views as _k_kernels_composite_views
 from glasstorch._ops.decompositions import views as _k_decompositions_views
@@ -1114,6 +1115,7 @@ kaiser_window_beta = _def('kaiser_window.beta(int window_length, bool periodic, 
 kaiser_window_out = _def('kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)')
 kaiser_window_periodic_out = _def('kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)')
 kaiser_window_beta_out = _def('kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)')
+_test_warn_in_autograd = _def('_test_warn_in_autograd(Tensor self) -> Tensor')
 view_copy = _def('view_copy(Tensor self, SymInt[] size) -> Tensor')
 view_copy_out = _def('view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)')
 view_copy_dtype = _def('view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor')
@@ -4944,6 +4946,7 @@ _reg(kaiser_window_beta, "CompositeExplicitAutograd", _k_kernels_composite_windo
 _reg(kaiser_window_out, "CompositeExplicitAutograd", _k_kernels_composite_windows.kaiser_window_out)
 _reg(kaiser_window_periodic_out, "CompositeExplicitAutograd", _k_kernels_composite_windows.kaiser_window_periodic_out)
 _reg(kaiser_window_beta_out, "CompositeExplicitAutograd", _k_kernels_composite_windows.kaiser_window_beta_out)
+_reg(_test_warn_in_autograd, "CompositeExplicitAutograd", _k_kernels_composite_test_ops.test_warn_in_autograd)
 _reg(view_copy, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy)
 _reg(view_copy_out, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy_out)
 _reg(view_copy_dtype, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy_dtype)

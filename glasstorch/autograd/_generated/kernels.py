@@ -11236,6 +11236,25 @@ def _autograd__fft_c2c_out(ks, self, dim, normalization, forward, out):
 register_autograd('aten::_fft_c2c.out', _autograd__fft_c2c_out)
 
 
+_op__test_warn_in_autograd = _get_op('aten::_test_warn_in_autograd')
+_fw__test_warn_in_autograd = FwSpec(_op__test_warn_in_autograd, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_warn_in_autograd(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_warn_in_autograd, _autograd__test_warn_in_autograd, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestWarnInAutogradBackward0()
+        node.next_edges = record.edges(self)
+        result = _op__test_warn_in_autograd.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_warn_in_autograd.redispatch(ks, self)
+
+
+register_autograd('aten::_test_warn_in_autograd', _autograd__test_warn_in_autograd)
+
+
 _op_view_copy = _get_op('aten::view_copy')
 _fw_view_copy = FwSpec(_op_view_copy, (0,), (False,), 'functional', LINEAR)
 

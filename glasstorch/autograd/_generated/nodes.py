@@ -11960,6 +11960,26 @@ class FftC2CBackward0(Node):
         return self.forward_
 
 
+def _TestWarnInAutogradBackward0_0(grad, grads):
+    return warn_backwards(grad)
+
+
+class TestWarnInAutogradBackward0(Node):
+    """Backward of ``_test_warn_in_autograd(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/test_ops.yaml:3)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TestWarnInAutogradBackward0_0(grad, grads))
+        return out
+
+
 def _ViewBackward0_copy_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
