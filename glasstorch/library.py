@@ -24,6 +24,7 @@ import threading
 import typing
 import weakref
 
+from ._core import thread_state
 from ._core.dispatch_key import ALIAS_KEYS, RUNTIME_KEYS
 from ._ops import dispatcher as _dispatcher
 from ._ops.schema import parse_schema
@@ -205,7 +206,8 @@ class CustomOpDef:
         return f"<CustomOpDef({self._qualname})>"
 
 
-_autograd_state = threading.local()  # the key set below Autograd, for the forward of the running op
+# the key set below Autograd, for the forward of the running op
+_autograd_state = thread_state.register(threading.local())
 
 
 def _install_autograd(lib: Library, qualname: str, backward, setup_context) -> None:

@@ -233,3 +233,41 @@ def _warning_in_backward(m):
 def test_a_warning_given_in_backward_reaches_python():
     assert _warning_in_backward(gt) == _warning_in_backward(torch)
     assert gt._C._nn.gelu is gt._C._nn.gelu and callable(gt._C._nn.linear)  # torch._C._nn holds the nn operators
+
+
+def _deep_reentrant(m, depth, fail_at=None):
+    """A backward that calls backward inside itself ``depth`` levels deep (past the inline limit, so the deeper
+    levels run on worker threads that must see the caller's thread-local state: grad mode, saved-tensor hooks)."""
+    seen, packed = [], []
+
+    class Deep(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            with m.enable_grad():
+                ctx.x = m.autograd.Variable(x.detach(), requires_grad=True) - 1
+            return ctx.x.detach()
+
+        @staticmethod
+        def backward(ctx, g):
+            a = ctx.x.detach().requires_grad_()
+            with m.enable_grad():
+                a * a  # saves both operands: the pack hook runs where the hooks are active
+            seen.append(m.is_grad_enabled())
+            if fail_at is not None and ctx.x.item() == fail_at:
+                raise ValueError(f"failed at {fail_at}")
+            if ctx.x < 0:
+                return g * 2
+            with m.enable_grad():
+                Deep.apply(ctx.x).sum().backward()
+            return g * 2
+
+    v = m.tensor(float(depth), requires_grad=True)
+    with m.autograd.graph.saved_tensors_hooks(lambda t: packed.append(1) or t, lambda t: t):
+        Deep.apply(v).sum().backward()
+    return v.grad.item(), len(seen), set(seen), len(packed)
+
+
+def test_deep_reentrant_backward_moves_to_worker_threads():
+    assert _deep_reentrant(gt, 150) == _deep_reentrant(torch, 150)
+    assert _deep_reentrant(gt, 10) == _deep_reentrant(torch, 10)  # the pool's workers are reused
+    assert_same_error(lambda: _deep_reentrant(gt, 150, fail_at=3.0), lambda: _deep_reentrant(torch, 150, fail_at=3.0))

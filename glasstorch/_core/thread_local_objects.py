@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["stash", "get", "contains", "remove", "snapshot", "restore"]
+from . import thread_state
+
+__all__ = ["stash", "get", "contains", "remove"]
 
 
 class _Objects(threading.local):
@@ -17,7 +19,7 @@ class _Objects(threading.local):
         self.objects = {}
 
 
-_tls = _Objects()
+_tls = thread_state.register(_Objects())
 
 
 def stash(key: str, obj) -> None:
@@ -39,11 +41,3 @@ def contains(key: str) -> bool:
 def remove(key: str) -> None:
     _tls.objects.pop(key, None)
 
-
-def snapshot() -> dict:
-    """This thread's objects, for a thread that continues its work (PyTorch's ThreadLocalState copy)."""
-    return dict(_tls.objects)
-
-
-def restore(objects: dict) -> None:
-    _tls.objects = dict(objects)

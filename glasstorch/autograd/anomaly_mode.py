@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from .._core import thread_state
+
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "running",
            "record_forward_stack", "record_failure", "check_nan"]
 
@@ -25,7 +27,7 @@ class _State(threading.local):
         self.check_nan = True
 
 
-_state = _State()
+_state = thread_state.register(_State())
 
 
 def is_anomaly_enabled() -> bool:

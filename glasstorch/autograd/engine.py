@@ -23,11 +23,13 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
+import queue
 import sys
 import threading
 import time
 
 from .._core import shape as _shape
+from .._core import thread_state
 from .._core.dispatch_key import MATH_BITS, bit
 from .._core.layout import contiguous_format
 from .._core.user_warning import warn_once
@@ -275,6 +277,8 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
 
     ``is_grad``: this is ``autograd.grad`` (not ``backward(inputs=...)``), for :func:`will_execute_node`.
     """
+    if len(_tasks.__dict__.get("stack", ())) >= MAX_REENTRANT_DEPTH:  # Note [Reentrant backward on a worker]
+        return _reentrant_pool.run(execute, (roots, grads, keep_graph, create_graph, inputs, accumulate, is_grad))
     if accumulate and create_graph:
         warn_once(_CREATE_GRAPH_WARNING)
     stats = _stats
@@ -306,6 +310,55 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
         if stats is not None:
             stats.backward_s += stats.clock() - t0
     return captured
+
+
+# -- reentrant backward ---------------------------------------------------------------------------------------
+# Note [Reentrant backward on a worker]
+# A backward called inside a node's backward runs inline, on the calling thread, as PyTorch's does; each level
+# costs Python frames, so past MAX_REENTRANT_DEPTH nested levels (PyTorch's max_recursion_depth_) the new graph
+# task runs on a worker thread, with a fresh stack, while the caller waits for it.  The worker gets the caller's
+# thread-local state (grad mode, dispatch keys, hooks: _core/thread_state.py); its own nested backwards go inline
+# again up to the limit, then to another worker.  Workers are kept and reused.
+MAX_REENTRANT_DEPTH = 60
+
+
+class _ReentrantPool:
+    """Worker threads for deep reentrant backwards (PyTorch's ``ThreadPoolShared``): one per waiting level,
+    started when none is idle."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.idle: list = []  # the job queues of the idle workers
+
+    def run(self, fn, args):
+        """``fn(*args)`` on a worker with this thread's state; its result, or its exception re-raised here."""
+        with self.lock:
+            jobs = self.idle.pop() if self.idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._work, args=(jobs,), name="autograd reentrant worker", daemon=True).start()
+        box = [threading.Event(), None, None]
+        jobs.put((fn, args, thread_state.capture(), box))
+        box[0].wait()
+        if box[2] is not None:
+            raise box[2]
+        return box[1]
+
+    def _work(self, jobs) -> None:
+        while True:
+            fn, args, state, box = jobs.get()
+            thread_state.apply(state)
+            try:
+                box[1] = fn(*args)
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
+                box[2] = e
+            fn = args = state = None
+            with self.lock:
+                self.idle.append(jobs)
+            box[0].set()
+
+
+_reentrant_pool = _ReentrantPool()
 
 
 # -- the running backward, for hooks that must know it (register_multi_grad_hook) ----------------------------
