@@ -271,3 +271,25 @@ def test_deep_reentrant_backward_moves_to_worker_threads():
     assert _deep_reentrant(gt, 150) == _deep_reentrant(torch, 150)
     assert _deep_reentrant(gt, 10) == _deep_reentrant(torch, 10)  # the pool's workers are reused
     assert_same_error(lambda: _deep_reentrant(gt, 150, fail_at=3.0), lambda: _deep_reentrant(torch, 150, fail_at=3.0))
+
+
+def _foreach_graph(m):
+    a = [m.tensor(1.0, requires_grad=True), m.tensor([2.0, 3.0], requires_grad=True)]
+    with m.autograd.graph.allow_mutation_on_saved_tensors():
+        b = m._foreach_exp(a)
+        shared = b[0].grad_fn is b[1].grad_fn and len(b[0].grad_fn.next_functions)
+        m._foreach_add_(b, 1)  # writes the saved results: allow_mutation keeps the originals for backward
+        (b[0] + b[1].sum()).backward()
+    grads = [x.grad for x in a]
+    d = [x * 1 for x in a]
+    m._foreach_sqrt_(d)
+    c = m._foreach_mul(a, d)
+    (c[0] + c[1].sum()).backward()
+    return shared, grads, [x.grad for x in a], type(d[0].grad_fn).__name__, type(b).__name__
+
+
+def test_foreach_ops_record_one_node_and_in_place_ones_each_entry():
+    g, t = _foreach_graph(gt), _foreach_graph(torch)
+    assert (g[0], g[3], g[4]) == (t[0], t[3], t[4])
+    for gs, ts in zip(g[1] + g[2], t[1] + t[2], strict=True):
+        assert_same(gs, ts, rtol=1e-6)
