@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import threading
 import typing
@@ -100,6 +101,16 @@ class Library:
     def _destroy(self):
         Library._cleanup(self._defined, self._impls)
         self._alive = False
+
+
+@contextlib.contextmanager
+def _scoped_library(*args, **kwargs):
+    """A :class:`Library` for a ``with`` block, destroyed (its registrations undone) when the block ends."""
+    lib = Library(*args, **kwargs)
+    try:
+        yield lib
+    finally:
+        lib._destroy()
 
 
 def define(qualname: str, schema: str, *, lib: Library | None = None, tags=()) -> None:

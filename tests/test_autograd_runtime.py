@@ -293,3 +293,28 @@ def test_foreach_ops_record_one_node_and_in_place_ones_each_entry():
     assert (g[0], g[3], g[4]) == (t[0], t[3], t[4])
     for gs, ts in zip(g[1] + g[2], t[1] + t[2], strict=True):
         assert_same(gs, ts, rtol=1e-6)
+
+
+def _library_and_mode(m):
+    from_mode = []
+
+    class Mode(m.utils._python_dispatch.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            from_mode.append(m.utils._python_dispatch._get_current_dispatch_mode() is None)
+            return func(*args, **(kwargs or {}))
+
+    outside = m.utils._python_dispatch._get_current_dispatch_mode()
+    with Mode() as mode:
+        inside = m.utils._python_dispatch._get_current_dispatch_mode() is mode
+        m.ones(2) + 1
+    with m.library._scoped_library("agd_scoped", "DEF") as lib:
+        lib.define("twice(Tensor x) -> Tensor")
+        lib.impl("twice", lambda x: x * 2, "CPU")
+        got = m.ops.agd_scoped.twice(m.ones(2)).tolist()
+    with m.library._scoped_library("agd_scoped", "DEF") as lib:  # the first was destroyed: defining again works
+        lib.define("twice(Tensor x) -> Tensor")
+    return outside, inside, sorted(set(from_mode)), got
+
+
+def test_scoped_library_and_current_dispatch_mode():
+    assert _library_and_mode(gt) == _library_and_mode(torch)
