@@ -54,6 +54,7 @@ from .amp.autocast_mode import (  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
 from . import signal  # noqa: E402,F401
+from ._lobpcg import lobpcg  # noqa: E402,F401
 from . import functional as _functional  # noqa: E402
 
 _functional.install(sys.modules[__name__])
