@@ -245,7 +245,7 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
 
     Example:
         >>> A = torch.diag(torch.arange(1.0, 7.0, dtype=torch.float64))
-        >>> torch.lobpcg(A, k=1, X=torch.ones(6, 1, dtype=torch.float64))[0]
+        >>> torch.lobpcg(A, k=1, X=torch.ones(6, 1, dtype=torch.float64))[0].round()
         tensor([6.], dtype=torch.float64)
     """
     if A.requires_grad or (B is not None and B.requires_grad):

@@ -667,17 +667,29 @@ class Tensor:
 
     @staticmethod
     def _make_wrapper_subclass(cls, size, strides=None, storage_offset=None, memory_format=None, dtype=None,
-                               layout=None, device=None, pin_memory=False, requires_grad=False, **_):
+                               layout=None, device=None, pin_memory=False, requires_grad=False,
+                               dispatch_sizes_strides_policy=None, dispatch_device=False, dispatch_layout=False,
+                               _extra_dispatch_keys=None, storage_size=None):
         """A ``cls`` instance with sizes, strides, dtype and device but no data: every operator on it goes to
-        ``cls.__torch_dispatch__`` (a wrapper subclass, which usually holds the real tensors as attributes)."""
+        ``cls.__torch_dispatch__`` (a wrapper subclass, which usually holds the real tensors as attributes).
+        ``storage_size`` sets its (data-less) storage's byte count.  Sending ``size()``/``stride()``, ``device``
+        or ``layout`` to ``__torch_dispatch__`` too (the ``dispatch_*`` arguments) is not supported."""
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
                             "possible. Make sure your class inherits from Tensor.")
+        if dispatch_sizes_strides_policy not in (None, "sizes", "strides"):
+            raise ValueError(f"Unknown sizes_strides_policy: {dispatch_sizes_strides_policy}; expected 'strides' "
+                             f"or 'sizes'")
+        if dispatch_sizes_strides_policy is not None or dispatch_device or dispatch_layout or _extra_dispatch_keys:
+            raise NotImplementedError("_make_wrapper_subclass: glasstorch reads a wrapper's sizes, strides, device "
+                                      "and layout from the tensor itself (dispatch_sizes_strides_policy, "
+                                      "dispatch_device, dispatch_layout and _extra_dispatch_keys are not supported)")
         sizes = tuple(size)
         strides = _shape.memory_format_strides(sizes, memory_format) if strides is None else tuple(strides)
         dtype = _dt.get_default_dtype() if dtype is None else dtype
         offset = 0 if storage_offset is None else storage_offset
-        storage = UntypedStorage(storage_nbytes_for(sizes, strides, offset, dtype.itemsize), device=_META)
+        nbytes = storage_nbytes_for(sizes, strides, offset, dtype.itemsize) if storage_size is None else storage_size
+        storage = UntypedStorage(nbytes, device=_META)
         impl = TensorImpl(storage, sizes, strides, offset, dtype, as_device(device))
         impl.key_set |= _PYTHON_KEY
         out = object.__new__(cls)

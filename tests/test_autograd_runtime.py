@@ -318,3 +318,25 @@ def _library_and_mode(m):
 
 def test_scoped_library_and_current_dispatch_mode():
     assert _library_and_mode(gt) == _library_and_mode(torch)
+
+
+def _wrapper_subclass(m, *args, **kwargs):
+    class Wrapper(m.Tensor):
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+    t = m.Tensor._make_wrapper_subclass(Wrapper, *args, **kwargs)
+    return tuple(t.shape), t.stride(), t.dtype is m.float64, t.untyped_storage().nbytes(), t.requires_grad
+
+
+def test_make_wrapper_subclass_takes_torchs_arguments():
+    for args, kwargs in [(((2, 3),), {}), (((2, 3),), {"storage_size": 100}),
+                         (((2, 3), (1, 2), None, None, "float64", "strided", "cpu", False, True), {})]:
+        def run(m):
+            a = tuple(getattr(m, x) if x in ("float64", "strided") else x for x in args)
+            return _wrapper_subclass(m, *a, **kwargs)
+        assert run(gt) == run(torch)
+    def bogus_policy(m):
+        return _wrapper_subclass(m, (2, 3), None, None, None, None, m.strided, None, False, False, "bogus")
+    assert_same_error(lambda: bogus_policy(gt), lambda: bogus_policy(torch))
