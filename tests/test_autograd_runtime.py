@@ -333,7 +333,7 @@ def _wrapper_subclass(m, *args, **kwargs):
 def test_make_wrapper_subclass_takes_torchs_arguments():
     for args, kwargs in [(((2, 3),), {}), (((2, 3),), {"storage_size": 100}),
                          (((2, 3), (1, 2), None, None, "float64", "strided", "cpu", False, True), {})]:
-        def run(m):
+        def run(m, args=args, kwargs=kwargs):
             a = tuple(getattr(m, x) if x in ("float64", "strided") else x for x in args)
             return _wrapper_subclass(m, *a, **kwargs)
         assert run(gt) == run(torch)
