@@ -19,6 +19,9 @@ import types
 import weakref
 
 from ._binding_support import DisableTorchFunction, DisableTorchFunctionSubclass, _disabled_torch_function_impl
+from ._core import thread_local_objects as _tls_objects
+from ._generated import functions as _functions_bindings
+from ._generated.functions import NN_FUNCTIONS
 from ._ops import cached_tensor_utils as _cached
 from ._ops.cached_tensor_utils import set_cached_tensors_enabled as _set_cached_tensors_enabled
 from .autograd import basic_ops as _basic_ops
@@ -50,7 +53,13 @@ __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_to
            "_nn", "_set_fwd_grad_enabled", "_is_fwd_grad_enabled", "_RestorePythonTLSSnapshot",
            "_current_autograd_node", "_current_graph_task_execution_order", "_will_engine_execute_node",
            "_set_cached_tensors_enabled", "_add_cached_tensor", "_remove_cached_tensor", "_is_cached_tensor",
-           "_set_grad_layout_enforcement_enabled", "_is_grad_layout_enforcement_enabled"]
+           "_set_grad_layout_enforcement_enabled", "_is_grad_layout_enforcement_enabled",
+           "_stash_obj_in_tls", "_get_obj_in_tls", "_is_key_in_tls", "_remove_obj_from_tls"]
+
+_stash_obj_in_tls = _tls_objects.stash
+_get_obj_in_tls = _tls_objects.get
+_is_key_in_tls = _tls_objects.contains
+_remove_obj_from_tls = _tls_objects.remove
 
 
 class _WeakTensorRef:
@@ -96,4 +105,5 @@ _autograd._unsafe_set_version_counter = _unsafe_set_version_counter
 _autograd.SavedTensor = SavedTensor
 _autograd._make_saved_tensor = make_saved_tensor
 
-_nn = types.SimpleNamespace(_parse_to=nn_parse_to)
+_nn = types.ModuleType("torch._C._nn", "The operators declared with python_module: nn (torch._C._nn).")
+vars(_nn).update({name: getattr(_functions_bindings, name) for name in NN_FUNCTIONS}, _parse_to=nn_parse_to)

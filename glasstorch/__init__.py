@@ -15,6 +15,7 @@ from ._core.dtype import (  # noqa: F401
 from ._core.dtype import ALIASES as _ALIASES
 from ._core.device import device  # noqa: F401
 from ._core.shape import Size  # noqa: F401
+from ._core.user_warning import is_warn_always_enabled, set_warn_always  # noqa: F401
 from ._tensor.storage import UntypedStorage  # noqa: F401
 from ._tensor.typed_storage import (  # noqa: F401
     BFloat16Storage, BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage,
@@ -54,6 +55,7 @@ from . import linalg  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
 from . import signal  # noqa: E402,F401
 from . import special  # noqa: E402,F401
+from ._lobpcg import lobpcg  # noqa: E402,F401
 from . import functional as _functional  # noqa: E402
 
 _functional.install(sys.modules[__name__])

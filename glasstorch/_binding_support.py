@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from ._core import thread_state
 from ._ops.factories import numpy_impl
 from .tensor import Tensor, wrap
 
@@ -89,7 +90,7 @@ class _TorchFunctionState(threading.local):
         self.all_off = 0       # depth of DisableTorchFunction blocks
 
 
-torch_function_state = _TorchFunctionState()
+torch_function_state = thread_state.register(_TorchFunctionState())
 
 
 def tf_subclass_active(cls) -> bool:

@@ -19,11 +19,13 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import threading
 import typing
 import weakref
 
+from ._core import thread_state
 from ._core.dispatch_key import ALIAS_KEYS, RUNTIME_KEYS
 from ._ops import dispatcher as _dispatcher
 from ._ops.schema import parse_schema
@@ -99,6 +101,16 @@ class Library:
     def _destroy(self):
         Library._cleanup(self._defined, self._impls)
         self._alive = False
+
+
+@contextlib.contextmanager
+def _scoped_library(*args, **kwargs):
+    """A :class:`Library` for a ``with`` block, destroyed (its registrations undone) when the block ends."""
+    lib = Library(*args, **kwargs)
+    try:
+        yield lib
+    finally:
+        lib._destroy()
 
 
 def define(qualname: str, schema: str, *, lib: Library | None = None, tags=()) -> None:
@@ -205,7 +217,8 @@ class CustomOpDef:
         return f"<CustomOpDef({self._qualname})>"
 
 
-_autograd_state = threading.local()  # the key set below Autograd, for the forward of the running op
+# the key set below Autograd, for the forward of the running op
+_autograd_state = thread_state.register(threading.local())
 
 
 def _install_autograd(lib: Library, qualname: str, backward, setup_context) -> None:

@@ -29,7 +29,7 @@ from ._core.dispatch_key import tls as _dk_tls
 from ._core.grad_state import forward_levels as _forward_levels
 from ._core.grad_state import state as _grad_state
 from ._core.shape import Size
-from ._core.user_warning import warn as _user_warn
+from ._core.user_warning import warn_once as _warn_once
 from ._device.generator import Generator
 from ._ops import dispatcher as _dispatcher
 from ._ops import indexing as _indexing
@@ -182,15 +182,6 @@ def _check_grad_assignment(t, value) -> None:
 
 def _conj(t):
     return t.conj() if t.is_complex() else t  # conj() of a real tensor is the tensor itself
-
-
-_WARNED_ONCE: set = set()  # the deprecations PyTorch gives with TORCH_WARN_ONCE: each once per process
-
-
-def _warn_once(message: str) -> None:
-    if message not in _WARNED_ONCE:
-        _WARNED_ONCE.add(message)
-        _user_warn(message)
 
 
 # 0-dim tensors pass these with a deprecation warning (the identity, or conj()); 1-dim ones raise.
@@ -472,7 +463,14 @@ class Tensor:
                           "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:489.)", UserWarning,
                           stacklevel=2)
         g = None if meta is None else meta.grad
-        return None if g is None else wrap(g)
+        if g is None:
+            return None
+        # PyTorch keeps a tensor's Python object alive while C++ holds its impl, so ``.grad`` is one object for as
+        # long as it is the leaf's gradient (a weak reference to it stays valid): the meta holds the wrapper.
+        t = meta.grad_pyobj
+        if t is None or t._impl is not g:
+            t = meta.grad_pyobj = wrap(g)
+        return t
 
     @grad.setter
     def grad(self, value):
@@ -484,6 +482,7 @@ class Tensor:
                 return
             impl.autograd = AutogradMeta()
         impl.autograd.grad = None if value is None else value._impl
+        impl.autograd.grad_pyobj = value
 
     @grad.deleter
     def grad(self):
@@ -492,6 +491,16 @@ class Tensor:
     @property
     def grad_fn(self):
         return _current_grad_fn(self._impl)
+
+    @property
+    def volatile(self) -> bool:
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value):
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                      UserWarning, stacklevel=2)
 
     @property
     def _grad_fn(self):
@@ -700,17 +709,29 @@ class Tensor:
 
     @staticmethod
     def _make_wrapper_subclass(cls, size, strides=None, storage_offset=None, memory_format=None, dtype=None,
-                               layout=None, device=None, pin_memory=False, requires_grad=False, **_):
+                               layout=None, device=None, pin_memory=False, requires_grad=False,
+                               dispatch_sizes_strides_policy=None, dispatch_device=False, dispatch_layout=False,
+                               _extra_dispatch_keys=None, storage_size=None):
         """A ``cls`` instance with sizes, strides, dtype and device but no data: every operator on it goes to
-        ``cls.__torch_dispatch__`` (a wrapper subclass, which usually holds the real tensors as attributes)."""
+        ``cls.__torch_dispatch__`` (a wrapper subclass, which usually holds the real tensors as attributes).
+        ``storage_size`` sets its (data-less) storage's byte count.  Sending ``size()``/``stride()``, ``device``
+        or ``layout`` to ``__torch_dispatch__`` too (the ``dispatch_*`` arguments) is not supported."""
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
                             "possible. Make sure your class inherits from Tensor.")
+        if dispatch_sizes_strides_policy not in (None, "sizes", "strides"):
+            raise ValueError(f"Unknown sizes_strides_policy: {dispatch_sizes_strides_policy}; expected 'strides' "
+                             f"or 'sizes'")
+        if dispatch_sizes_strides_policy is not None or dispatch_device or dispatch_layout or _extra_dispatch_keys:
+            raise NotImplementedError("_make_wrapper_subclass: glasstorch reads a wrapper's sizes, strides, device "
+                                      "and layout from the tensor itself (dispatch_sizes_strides_policy, "
+                                      "dispatch_device, dispatch_layout and _extra_dispatch_keys are not supported)")
         sizes = tuple(size)
         strides = _shape.memory_format_strides(sizes, memory_format) if strides is None else tuple(strides)
         dtype = _dt.get_default_dtype() if dtype is None else dtype
         offset = 0 if storage_offset is None else storage_offset
-        storage = UntypedStorage(storage_nbytes_for(sizes, strides, offset, dtype.itemsize), device=_META)
+        nbytes = storage_nbytes_for(sizes, strides, offset, dtype.itemsize) if storage_size is None else storage_size
+        storage = UntypedStorage(nbytes, device=_META)
         impl = TensorImpl(storage, sizes, strides, offset, dtype, as_device(device))
         impl.key_set |= _PYTHON_KEY
         out = object.__new__(cls)
@@ -776,7 +797,7 @@ class Tensor:
         if impl.device.type != "cpu":
             raise TypeError(f"can't convert {impl.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                             f"tensor to host memory first.")
-        if not force and self.requires_grad:
+        if not force and _grad_state.enabled and self.requires_grad:  # PyTorch checks grad mode too
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if impl.dtype is _dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")

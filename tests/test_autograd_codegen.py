@@ -293,8 +293,6 @@ def test_generator_list_input_and_nondifferentiable_arguments(tmp_path, monkeypa
 
 @pytest.mark.parametrize("text,message", [
     ("- name: cat(Tensor[] tensors, int dim=0) -> Tensor\n  dim: grad", "'dim' is not a Tensor or Tensor[] argument"),
-    ("- name: cat(Tensor[] tensors, int dim=0) -> Tensor\n  tensors: tuple(tensors)",
-     "formulas read a Tensor[] argument's metadata"),
     ("- name: nosuch(Tensor self) -> Tensor\n  self: grad", "no declared operator has the schema"),
     ("- name: zero_(Tensor(a!) self) -> Tensor(a!)\n  declared: False\n  self: grad", "drop 'declared: False'"),
 ])

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import threading
 
+from . import thread_state
+
 __all__ = ["DispatchKey", "RUNTIME_KEYS", "key_name", "keyset_names", "tls", "backend_keyset_for_device",
            "ALIAS_KEYS", "alias_expansion", "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
 
@@ -142,7 +144,7 @@ class _TLS(threading.local):
         self.trace_depth = 0
 
 
-tls = _TLS()
+tls = thread_state.register(_TLS())
 
 
 class ExcludeDispatchKeyGuard:

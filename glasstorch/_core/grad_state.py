@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import threading
 
+from . import thread_state
+
 __all__ = ["state", "forward_levels"]
 
 
@@ -35,5 +37,5 @@ class _ForwardLevels:
     level = -1
 
 
-state = _GradState()
+state = thread_state.register(_GradState())
 forward_levels = _ForwardLevels()

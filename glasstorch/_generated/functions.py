@@ -21,9 +21,82 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _fft_c2r_out as _op__fft_c2r_out,
     _fft_r2c as _op__fft_r2c,
     _fft_r2c_out as _op__fft_r2c_out,
+    _foreach_abs as _op__foreach_abs,
+    _foreach_abs_ as _op__foreach_abs_,
+    _foreach_acos as _op__foreach_acos,
+    _foreach_acos_ as _op__foreach_acos_,
+    _foreach_add_List as _op__foreach_add_List,
+    _foreach_add_Scalar as _op__foreach_add_Scalar,
+    _foreach_add__List as _op__foreach_add__List,
     _foreach_add__Scalar as _op__foreach_add__Scalar,
+    _foreach_asin as _op__foreach_asin,
+    _foreach_asin_ as _op__foreach_asin_,
+    _foreach_atan as _op__foreach_atan,
+    _foreach_atan_ as _op__foreach_atan_,
+    _foreach_ceil as _op__foreach_ceil,
+    _foreach_ceil_ as _op__foreach_ceil_,
+    _foreach_cos as _op__foreach_cos,
+    _foreach_cos_ as _op__foreach_cos_,
+    _foreach_cosh as _op__foreach_cosh,
+    _foreach_cosh_ as _op__foreach_cosh_,
+    _foreach_div_List as _op__foreach_div_List,
+    _foreach_div_Scalar as _op__foreach_div_Scalar,
+    _foreach_div__List as _op__foreach_div__List,
+    _foreach_div__Scalar as _op__foreach_div__Scalar,
+    _foreach_erf as _op__foreach_erf,
+    _foreach_erf_ as _op__foreach_erf_,
+    _foreach_erfc as _op__foreach_erfc,
+    _foreach_erfc_ as _op__foreach_erfc_,
+    _foreach_exp as _op__foreach_exp,
+    _foreach_exp_ as _op__foreach_exp_,
+    _foreach_expm1 as _op__foreach_expm1,
+    _foreach_expm1_ as _op__foreach_expm1_,
+    _foreach_floor as _op__foreach_floor,
+    _foreach_floor_ as _op__foreach_floor_,
+    _foreach_frac as _op__foreach_frac,
+    _foreach_frac_ as _op__foreach_frac_,
+    _foreach_log as _op__foreach_log,
+    _foreach_log10 as _op__foreach_log10,
+    _foreach_log10_ as _op__foreach_log10_,
+    _foreach_log1p as _op__foreach_log1p,
+    _foreach_log1p_ as _op__foreach_log1p_,
+    _foreach_log2 as _op__foreach_log2,
+    _foreach_log2_ as _op__foreach_log2_,
+    _foreach_log_ as _op__foreach_log_,
+    _foreach_mul_List as _op__foreach_mul_List,
+    _foreach_mul_Scalar as _op__foreach_mul_Scalar,
+    _foreach_mul__List as _op__foreach_mul__List,
+    _foreach_mul__Scalar as _op__foreach_mul__Scalar,
     _foreach_mul__Tensor as _op__foreach_mul__Tensor,
+    _foreach_neg as _op__foreach_neg,
+    _foreach_neg_ as _op__foreach_neg_,
     _foreach_norm_Scalar as _op__foreach_norm_Scalar,
+    _foreach_reciprocal as _op__foreach_reciprocal,
+    _foreach_reciprocal_ as _op__foreach_reciprocal_,
+    _foreach_round as _op__foreach_round,
+    _foreach_round_ as _op__foreach_round_,
+    _foreach_rsqrt as _op__foreach_rsqrt,
+    _foreach_rsqrt_ as _op__foreach_rsqrt_,
+    _foreach_sigmoid as _op__foreach_sigmoid,
+    _foreach_sigmoid_ as _op__foreach_sigmoid_,
+    _foreach_sign as _op__foreach_sign,
+    _foreach_sign_ as _op__foreach_sign_,
+    _foreach_sin as _op__foreach_sin,
+    _foreach_sin_ as _op__foreach_sin_,
+    _foreach_sinh as _op__foreach_sinh,
+    _foreach_sinh_ as _op__foreach_sinh_,
+    _foreach_sqrt as _op__foreach_sqrt,
+    _foreach_sqrt_ as _op__foreach_sqrt_,
+    _foreach_sub_List as _op__foreach_sub_List,
+    _foreach_sub_Scalar as _op__foreach_sub_Scalar,
+    _foreach_sub__List as _op__foreach_sub__List,
+    _foreach_sub__Scalar as _op__foreach_sub__Scalar,
+    _foreach_tan as _op__foreach_tan,
+    _foreach_tan_ as _op__foreach_tan_,
+    _foreach_tanh as _op__foreach_tanh,
+    _foreach_tanh_ as _op__foreach_tanh_,
+    _foreach_trunc as _op__foreach_trunc,
+    _foreach_trunc_ as _op__foreach_trunc_,
     _fused_adam_ as _op__fused_adam_,
     _fused_adam__tensor_lr as _op__fused_adam__tensor_lr,
     _fused_adamw_ as _op__fused_adamw_,
@@ -67,6 +140,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _test_autograd_multiple_dispatch_view as _op__test_autograd_multiple_dispatch_view,
     _test_autograd_multiple_dispatch_view_copy as _op__test_autograd_multiple_dispatch_view_copy,
     _test_autograd_multiple_dispatch_view_copy_out as _op__test_autograd_multiple_dispatch_view_copy_out,
+    _test_warn_in_autograd as _op__test_warn_in_autograd,
     _to_copy as _op__to_copy,
     _unique as _op__unique,
     _unique2 as _op__unique2,
@@ -2044,6 +2118,1003 @@ def scalar_tensor(*args, **kwargs):
         except TypeError as e:
             return _tf_fallback(e, scalar_tensor, args, kwargs)
     return _requires_grad(a[5], _op_scalar_tensor.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__foreach_abs = _Signatures('_foreach_abs', [
+    '_foreach_abs(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_abs(*args, **kwargs):
+    """_foreach_abs(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_abs.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_abs, args, kwargs)
+    return _wrap_list(_op__foreach_abs.call(a[0]))
+
+
+_sig__foreach_abs_ = _Signatures('_foreach_abs_', [
+    '_foreach_abs_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_abs_(*args, **kwargs):
+    """_foreach_abs_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_abs_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_abs_, args, kwargs)
+    _op__foreach_abs_.call(a[0])
+    return None
+
+
+_sig__foreach_acos = _Signatures('_foreach_acos', [
+    '_foreach_acos(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_acos(*args, **kwargs):
+    """_foreach_acos(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_acos.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_acos, args, kwargs)
+    return _wrap_list(_op__foreach_acos.call(a[0]))
+
+
+_sig__foreach_acos_ = _Signatures('_foreach_acos_', [
+    '_foreach_acos_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_acos_(*args, **kwargs):
+    """_foreach_acos_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_acos_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_acos_, args, kwargs)
+    _op__foreach_acos_.call(a[0])
+    return None
+
+
+_sig__foreach_asin = _Signatures('_foreach_asin', [
+    '_foreach_asin(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_asin(*args, **kwargs):
+    """_foreach_asin(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_asin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_asin, args, kwargs)
+    return _wrap_list(_op__foreach_asin.call(a[0]))
+
+
+_sig__foreach_asin_ = _Signatures('_foreach_asin_', [
+    '_foreach_asin_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_asin_(*args, **kwargs):
+    """_foreach_asin_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_asin_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_asin_, args, kwargs)
+    _op__foreach_asin_.call(a[0])
+    return None
+
+
+_sig__foreach_atan = _Signatures('_foreach_atan', [
+    '_foreach_atan(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_atan(*args, **kwargs):
+    """_foreach_atan(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_atan.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_atan, args, kwargs)
+    return _wrap_list(_op__foreach_atan.call(a[0]))
+
+
+_sig__foreach_atan_ = _Signatures('_foreach_atan_', [
+    '_foreach_atan_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_atan_(*args, **kwargs):
+    """_foreach_atan_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_atan_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_atan_, args, kwargs)
+    _op__foreach_atan_.call(a[0])
+    return None
+
+
+_sig__foreach_ceil = _Signatures('_foreach_ceil', [
+    '_foreach_ceil(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_ceil(*args, **kwargs):
+    """_foreach_ceil(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_ceil.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_ceil, args, kwargs)
+    return _wrap_list(_op__foreach_ceil.call(a[0]))
+
+
+_sig__foreach_ceil_ = _Signatures('_foreach_ceil_', [
+    '_foreach_ceil_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_ceil_(*args, **kwargs):
+    """_foreach_ceil_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_ceil_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_ceil_, args, kwargs)
+    _op__foreach_ceil_.call(a[0])
+    return None
+
+
+_sig__foreach_cos = _Signatures('_foreach_cos', [
+    '_foreach_cos(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_cos(*args, **kwargs):
+    """_foreach_cos(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_cos.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_cos, args, kwargs)
+    return _wrap_list(_op__foreach_cos.call(a[0]))
+
+
+_sig__foreach_cos_ = _Signatures('_foreach_cos_', [
+    '_foreach_cos_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_cos_(*args, **kwargs):
+    """_foreach_cos_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_cos_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_cos_, args, kwargs)
+    _op__foreach_cos_.call(a[0])
+    return None
+
+
+_sig__foreach_cosh = _Signatures('_foreach_cosh', [
+    '_foreach_cosh(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_cosh(*args, **kwargs):
+    """_foreach_cosh(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_cosh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_cosh, args, kwargs)
+    return _wrap_list(_op__foreach_cosh.call(a[0]))
+
+
+_sig__foreach_cosh_ = _Signatures('_foreach_cosh_', [
+    '_foreach_cosh_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_cosh_(*args, **kwargs):
+    """_foreach_cosh_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_cosh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_cosh_, args, kwargs)
+    _op__foreach_cosh_.call(a[0])
+    return None
+
+
+_sig__foreach_erf = _Signatures('_foreach_erf', [
+    '_foreach_erf(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_erf(*args, **kwargs):
+    """_foreach_erf(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_erf.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_erf, args, kwargs)
+    return _wrap_list(_op__foreach_erf.call(a[0]))
+
+
+_sig__foreach_erf_ = _Signatures('_foreach_erf_', [
+    '_foreach_erf_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_erf_(*args, **kwargs):
+    """_foreach_erf_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_erf_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_erf_, args, kwargs)
+    _op__foreach_erf_.call(a[0])
+    return None
+
+
+_sig__foreach_erfc = _Signatures('_foreach_erfc', [
+    '_foreach_erfc(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_erfc(*args, **kwargs):
+    """_foreach_erfc(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_erfc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_erfc, args, kwargs)
+    return _wrap_list(_op__foreach_erfc.call(a[0]))
+
+
+_sig__foreach_erfc_ = _Signatures('_foreach_erfc_', [
+    '_foreach_erfc_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_erfc_(*args, **kwargs):
+    """_foreach_erfc_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_erfc_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_erfc_, args, kwargs)
+    _op__foreach_erfc_.call(a[0])
+    return None
+
+
+_sig__foreach_exp = _Signatures('_foreach_exp', [
+    '_foreach_exp(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_exp(*args, **kwargs):
+    """_foreach_exp(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_exp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_exp, args, kwargs)
+    return _wrap_list(_op__foreach_exp.call(a[0]))
+
+
+_sig__foreach_exp_ = _Signatures('_foreach_exp_', [
+    '_foreach_exp_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_exp_(*args, **kwargs):
+    """_foreach_exp_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_exp_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_exp_, args, kwargs)
+    _op__foreach_exp_.call(a[0])
+    return None
+
+
+_sig__foreach_expm1 = _Signatures('_foreach_expm1', [
+    '_foreach_expm1(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_expm1(*args, **kwargs):
+    """_foreach_expm1(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_expm1.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_expm1, args, kwargs)
+    return _wrap_list(_op__foreach_expm1.call(a[0]))
+
+
+_sig__foreach_expm1_ = _Signatures('_foreach_expm1_', [
+    '_foreach_expm1_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_expm1_(*args, **kwargs):
+    """_foreach_expm1_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_expm1_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_expm1_, args, kwargs)
+    _op__foreach_expm1_.call(a[0])
+    return None
+
+
+_sig__foreach_floor = _Signatures('_foreach_floor', [
+    '_foreach_floor(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_floor(*args, **kwargs):
+    """_foreach_floor(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_floor.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_floor, args, kwargs)
+    return _wrap_list(_op__foreach_floor.call(a[0]))
+
+
+_sig__foreach_floor_ = _Signatures('_foreach_floor_', [
+    '_foreach_floor_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_floor_(*args, **kwargs):
+    """_foreach_floor_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_floor_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_floor_, args, kwargs)
+    _op__foreach_floor_.call(a[0])
+    return None
+
+
+_sig__foreach_frac = _Signatures('_foreach_frac', [
+    '_foreach_frac(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_frac(*args, **kwargs):
+    """_foreach_frac(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_frac.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_frac, args, kwargs)
+    return _wrap_list(_op__foreach_frac.call(a[0]))
+
+
+_sig__foreach_frac_ = _Signatures('_foreach_frac_', [
+    '_foreach_frac_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_frac_(*args, **kwargs):
+    """_foreach_frac_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_frac_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_frac_, args, kwargs)
+    _op__foreach_frac_.call(a[0])
+    return None
+
+
+_sig__foreach_log = _Signatures('_foreach_log', [
+    '_foreach_log(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_log(*args, **kwargs):
+    """_foreach_log(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_log.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_log, args, kwargs)
+    return _wrap_list(_op__foreach_log.call(a[0]))
+
+
+_sig__foreach_log_ = _Signatures('_foreach_log_', [
+    '_foreach_log_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_log_(*args, **kwargs):
+    """_foreach_log_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_log_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_log_, args, kwargs)
+    _op__foreach_log_.call(a[0])
+    return None
+
+
+_sig__foreach_log10 = _Signatures('_foreach_log10', [
+    '_foreach_log10(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_log10(*args, **kwargs):
+    """_foreach_log10(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_log10.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_log10, args, kwargs)
+    return _wrap_list(_op__foreach_log10.call(a[0]))
+
+
+_sig__foreach_log10_ = _Signatures('_foreach_log10_', [
+    '_foreach_log10_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_log10_(*args, **kwargs):
+    """_foreach_log10_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_log10_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_log10_, args, kwargs)
+    _op__foreach_log10_.call(a[0])
+    return None
+
+
+_sig__foreach_log1p = _Signatures('_foreach_log1p', [
+    '_foreach_log1p(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_log1p(*args, **kwargs):
+    """_foreach_log1p(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_log1p.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_log1p, args, kwargs)
+    return _wrap_list(_op__foreach_log1p.call(a[0]))
+
+
+_sig__foreach_log1p_ = _Signatures('_foreach_log1p_', [
+    '_foreach_log1p_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_log1p_(*args, **kwargs):
+    """_foreach_log1p_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_log1p_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_log1p_, args, kwargs)
+    _op__foreach_log1p_.call(a[0])
+    return None
+
+
+_sig__foreach_log2 = _Signatures('_foreach_log2', [
+    '_foreach_log2(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_log2(*args, **kwargs):
+    """_foreach_log2(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_log2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_log2, args, kwargs)
+    return _wrap_list(_op__foreach_log2.call(a[0]))
+
+
+_sig__foreach_log2_ = _Signatures('_foreach_log2_', [
+    '_foreach_log2_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_log2_(*args, **kwargs):
+    """_foreach_log2_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_log2_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_log2_, args, kwargs)
+    _op__foreach_log2_.call(a[0])
+    return None
+
+
+_sig__foreach_neg = _Signatures('_foreach_neg', [
+    '_foreach_neg(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_neg(*args, **kwargs):
+    """_foreach_neg(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_neg.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_neg, args, kwargs)
+    return _wrap_list(_op__foreach_neg.call(a[0]))
+
+
+_sig__foreach_neg_ = _Signatures('_foreach_neg_', [
+    '_foreach_neg_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_neg_(*args, **kwargs):
+    """_foreach_neg_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_neg_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_neg_, args, kwargs)
+    _op__foreach_neg_.call(a[0])
+    return None
+
+
+_sig__foreach_reciprocal = _Signatures('_foreach_reciprocal', [
+    '_foreach_reciprocal(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_reciprocal(*args, **kwargs):
+    """_foreach_reciprocal(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_reciprocal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_reciprocal, args, kwargs)
+    return _wrap_list(_op__foreach_reciprocal.call(a[0]))
+
+
+_sig__foreach_reciprocal_ = _Signatures('_foreach_reciprocal_', [
+    '_foreach_reciprocal_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_reciprocal_(*args, **kwargs):
+    """_foreach_reciprocal_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_reciprocal_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_reciprocal_, args, kwargs)
+    _op__foreach_reciprocal_.call(a[0])
+    return None
+
+
+_sig__foreach_round = _Signatures('_foreach_round', [
+    '_foreach_round(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_round(*args, **kwargs):
+    """_foreach_round(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_round.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_round, args, kwargs)
+    return _wrap_list(_op__foreach_round.call(a[0]))
+
+
+_sig__foreach_round_ = _Signatures('_foreach_round_', [
+    '_foreach_round_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_round_(*args, **kwargs):
+    """_foreach_round_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_round_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_round_, args, kwargs)
+    _op__foreach_round_.call(a[0])
+    return None
+
+
+_sig__foreach_rsqrt = _Signatures('_foreach_rsqrt', [
+    '_foreach_rsqrt(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_rsqrt(*args, **kwargs):
+    """_foreach_rsqrt(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_rsqrt.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_rsqrt, args, kwargs)
+    return _wrap_list(_op__foreach_rsqrt.call(a[0]))
+
+
+_sig__foreach_rsqrt_ = _Signatures('_foreach_rsqrt_', [
+    '_foreach_rsqrt_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_rsqrt_(*args, **kwargs):
+    """_foreach_rsqrt_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_rsqrt_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_rsqrt_, args, kwargs)
+    _op__foreach_rsqrt_.call(a[0])
+    return None
+
+
+_sig__foreach_sigmoid = _Signatures('_foreach_sigmoid', [
+    '_foreach_sigmoid(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sigmoid(*args, **kwargs):
+    """_foreach_sigmoid(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sigmoid.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sigmoid, args, kwargs)
+    return _wrap_list(_op__foreach_sigmoid.call(a[0]))
+
+
+_sig__foreach_sigmoid_ = _Signatures('_foreach_sigmoid_', [
+    '_foreach_sigmoid_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sigmoid_(*args, **kwargs):
+    """_foreach_sigmoid_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sigmoid_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sigmoid_, args, kwargs)
+    _op__foreach_sigmoid_.call(a[0])
+    return None
+
+
+_sig__foreach_sign = _Signatures('_foreach_sign', [
+    '_foreach_sign(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sign(*args, **kwargs):
+    """_foreach_sign(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sign.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sign, args, kwargs)
+    return _wrap_list(_op__foreach_sign.call(a[0]))
+
+
+_sig__foreach_sign_ = _Signatures('_foreach_sign_', [
+    '_foreach_sign_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sign_(*args, **kwargs):
+    """_foreach_sign_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sign_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sign_, args, kwargs)
+    _op__foreach_sign_.call(a[0])
+    return None
+
+
+_sig__foreach_sin = _Signatures('_foreach_sin', [
+    '_foreach_sin(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sin(*args, **kwargs):
+    """_foreach_sin(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sin, args, kwargs)
+    return _wrap_list(_op__foreach_sin.call(a[0]))
+
+
+_sig__foreach_sin_ = _Signatures('_foreach_sin_', [
+    '_foreach_sin_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sin_(*args, **kwargs):
+    """_foreach_sin_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sin_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sin_, args, kwargs)
+    _op__foreach_sin_.call(a[0])
+    return None
+
+
+_sig__foreach_sinh = _Signatures('_foreach_sinh', [
+    '_foreach_sinh(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sinh(*args, **kwargs):
+    """_foreach_sinh(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sinh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sinh, args, kwargs)
+    return _wrap_list(_op__foreach_sinh.call(a[0]))
+
+
+_sig__foreach_sinh_ = _Signatures('_foreach_sinh_', [
+    '_foreach_sinh_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sinh_(*args, **kwargs):
+    """_foreach_sinh_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sinh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sinh_, args, kwargs)
+    _op__foreach_sinh_.call(a[0])
+    return None
+
+
+_sig__foreach_sqrt = _Signatures('_foreach_sqrt', [
+    '_foreach_sqrt(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sqrt(*args, **kwargs):
+    """_foreach_sqrt(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sqrt.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sqrt, args, kwargs)
+    return _wrap_list(_op__foreach_sqrt.call(a[0]))
+
+
+_sig__foreach_sqrt_ = _Signatures('_foreach_sqrt_', [
+    '_foreach_sqrt_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sqrt_(*args, **kwargs):
+    """_foreach_sqrt_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_sqrt_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sqrt_, args, kwargs)
+    _op__foreach_sqrt_.call(a[0])
+    return None
+
+
+_sig__foreach_tan = _Signatures('_foreach_tan', [
+    '_foreach_tan(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_tan(*args, **kwargs):
+    """_foreach_tan(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_tan.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_tan, args, kwargs)
+    return _wrap_list(_op__foreach_tan.call(a[0]))
+
+
+_sig__foreach_tan_ = _Signatures('_foreach_tan_', [
+    '_foreach_tan_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_tan_(*args, **kwargs):
+    """_foreach_tan_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_tan_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_tan_, args, kwargs)
+    _op__foreach_tan_.call(a[0])
+    return None
+
+
+_sig__foreach_tanh = _Signatures('_foreach_tanh', [
+    '_foreach_tanh(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_tanh(*args, **kwargs):
+    """_foreach_tanh(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_tanh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_tanh, args, kwargs)
+    return _wrap_list(_op__foreach_tanh.call(a[0]))
+
+
+_sig__foreach_tanh_ = _Signatures('_foreach_tanh_', [
+    '_foreach_tanh_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_tanh_(*args, **kwargs):
+    """_foreach_tanh_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_tanh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_tanh_, args, kwargs)
+    _op__foreach_tanh_.call(a[0])
+    return None
+
+
+_sig__foreach_trunc = _Signatures('_foreach_trunc', [
+    '_foreach_trunc(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_trunc(*args, **kwargs):
+    """_foreach_trunc(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_trunc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_trunc, args, kwargs)
+    return _wrap_list(_op__foreach_trunc.call(a[0]))
+
+
+_sig__foreach_trunc_ = _Signatures('_foreach_trunc_', [
+    '_foreach_trunc_(Tensor[] self)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_trunc_(*args, **kwargs):
+    """_foreach_trunc_(Tensor[] self)"""
+    try:
+        i, a = _sig__foreach_trunc_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_trunc_, args, kwargs)
+    _op__foreach_trunc_.call(a[0])
+    return None
+
+
+_sig__foreach_add = _Signatures('_foreach_add', [
+    '_foreach_add(Tensor[] self, Scalar scalar)',
+    '_foreach_add(Tensor[] self, Tensor[] other, *, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_add(*args, **kwargs):
+    """_foreach_add(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_add.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_add, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op__foreach_add_Scalar.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op__foreach_add_List.call(a[0], a[1], a[2]))
+
+
+_sig__foreach_add_ = _Signatures('_foreach_add_', [
+    '_foreach_add_(Tensor[] self, Scalar scalar)',
+    '_foreach_add_(Tensor[] self, Tensor[] other, *, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_add_(*args, **kwargs):
+    """_foreach_add_(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_add_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_add_, args, kwargs)
+    if i == 0:
+        _op__foreach_add__Scalar.call(a[0], a[1])
+        return None
+    elif i == 1:
+        _op__foreach_add__List.call(a[0], a[1], a[2])
+        return None
+
+
+_sig__foreach_sub = _Signatures('_foreach_sub', [
+    '_foreach_sub(Tensor[] self, Scalar scalar)',
+    '_foreach_sub(Tensor[] self, Tensor[] other, *, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sub(*args, **kwargs):
+    """_foreach_sub(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_sub.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sub, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op__foreach_sub_Scalar.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op__foreach_sub_List.call(a[0], a[1], a[2]))
+
+
+_sig__foreach_sub_ = _Signatures('_foreach_sub_', [
+    '_foreach_sub_(Tensor[] self, Scalar scalar)',
+    '_foreach_sub_(Tensor[] self, Tensor[] other, *, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_sub_(*args, **kwargs):
+    """_foreach_sub_(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_sub_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_sub_, args, kwargs)
+    if i == 0:
+        _op__foreach_sub__Scalar.call(a[0], a[1])
+        return None
+    elif i == 1:
+        _op__foreach_sub__List.call(a[0], a[1], a[2])
+        return None
+
+
+_sig__foreach_mul = _Signatures('_foreach_mul', [
+    '_foreach_mul(Tensor[] self, Scalar scalar)',
+    '_foreach_mul(Tensor[] self, Tensor[] other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_mul(*args, **kwargs):
+    """_foreach_mul(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_mul.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_mul, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op__foreach_mul_Scalar.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op__foreach_mul_List.call(a[0], a[1]))
+
+
+_sig__foreach_mul_ = _Signatures('_foreach_mul_', [
+    '_foreach_mul_(Tensor[] self, Tensor other)',
+    '_foreach_mul_(Tensor[] self, Tensor[] other)',
+    '_foreach_mul_(Tensor[] self, Scalar scalar)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_mul_(*args, **kwargs):
+    """_foreach_mul_(Tensor[] self, Tensor other)"""
+    try:
+        i, a = _sig__foreach_mul_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_mul_, args, kwargs)
+    if i == 0:
+        _op__foreach_mul__Tensor.call(a[0], a[1])
+        return None
+    elif i == 1:
+        _op__foreach_mul__List.call(a[0], a[1])
+        return None
+    elif i == 2:
+        _op__foreach_mul__Scalar.call(a[0], a[1])
+        return None
+
+
+_sig__foreach_div = _Signatures('_foreach_div', [
+    '_foreach_div(Tensor[] self, Scalar scalar)',
+    '_foreach_div(Tensor[] self, Tensor[] other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_div(*args, **kwargs):
+    """_foreach_div(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_div.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_div, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op__foreach_div_Scalar.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op__foreach_div_List.call(a[0], a[1]))
+
+
+_sig__foreach_div_ = _Signatures('_foreach_div_', [
+    '_foreach_div_(Tensor[] self, Scalar scalar)',
+    '_foreach_div_(Tensor[] self, Tensor[] other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_div_(*args, **kwargs):
+    """_foreach_div_(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_div_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_div_, args, kwargs)
+    if i == 0:
+        _op__foreach_div__Scalar.call(a[0], a[1])
+        return None
+    elif i == 1:
+        _op__foreach_div__List.call(a[0], a[1])
+        return None
 
 
 _sig_masked_fill = _Signatures('masked_fill', [
@@ -5935,36 +7006,6 @@ def _foreach_norm(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_norm, args, kwargs)
     return _wrap_list(_op__foreach_norm_Scalar.call(a[0], a[1], a[2]))
-
-
-_sig__foreach_mul_ = _Signatures('_foreach_mul_', [
-    '_foreach_mul_(Tensor[] self, Tensor other)',
-], numbers_as_tensors=False, is_method=False)
-
-
-def _foreach_mul_(*args, **kwargs):
-    """_foreach_mul_(Tensor[] self, Tensor other)"""
-    try:
-        i, a = _sig__foreach_mul_.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, _foreach_mul_, args, kwargs)
-    _op__foreach_mul__Tensor.call(a[0], a[1])
-    return None
-
-
-_sig__foreach_add_ = _Signatures('_foreach_add_', [
-    '_foreach_add_(Tensor[] self, Scalar scalar)',
-], numbers_as_tensors=False, is_method=False)
-
-
-def _foreach_add_(*args, **kwargs):
-    """_foreach_add_(Tensor[] self, Scalar scalar)"""
-    try:
-        i, a = _sig__foreach_add_.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, _foreach_add_, args, kwargs)
-    _op__foreach_add__Scalar.call(a[0], a[1])
-    return None
 
 
 _sig_abs = _Signatures('abs', [
@@ -14014,6 +15055,25 @@ def kaiser_window(*args, **kwargs):
         return _requires_grad(a[7], _op_kaiser_window_beta.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
+_sig__test_warn_in_autograd = _Signatures('_test_warn_in_autograd', [
+    '_test_warn_in_autograd(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _test_warn_in_autograd(*args, **kwargs):
+    """_test_warn_in_autograd(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op__test_warn_in_autograd.call(_a0._impl))
+    try:
+        i, a = _sig__test_warn_in_autograd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _test_warn_in_autograd, args, kwargs)
+    return _wrap(_op__test_warn_in_autograd.call(a[0]))
+
+
 _sig_view_copy = _Signatures('view_copy', [
     'view_copy(Tensor input, ScalarType dtype, *, Tensor? out=None)',
     'view_copy(Tensor input, SymInt[] size, *, Tensor? out=None)',
@@ -15375,9 +16435,9 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
-NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']
+NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']
 SPECIAL_FUNCTIONS = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_digamma', 'special_entr', 'special_erf', 'special_erfc', 'special_erfcx', 'special_erfinv', 'special_exp2', 'special_expit', 'special_expm1', 'special_gammainc', 'special_gammaincc', 'special_gammaln', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log1p', 'special_log_ndtr', 'special_log_softmax', 'special_logit', 'special_logsumexp', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_multigammaln', 'special_ndtr', 'special_ndtri', 'special_polygamma', 'special_psi', 'special_round', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_sinc', 'special_softmax', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_xlogy', 'special_zeta']

@@ -28,6 +28,7 @@ from __future__ import annotations
 import threading
 import weakref
 
+from .._core import thread_state
 from .._core.dispatch_key import bit, tls
 from .._core.dtype import bfloat16, float16, float32, float64, promote_types
 from .._tensor.impl import TensorImpl
@@ -95,7 +96,7 @@ class _State(threading.local):
         self.cache = {}  # id(source impl) -> (weakref to source, cast impl)
 
 
-_state = _State()
+_state = thread_state.register(_State())
 
 
 # -- state (the torch.* autocast functions sit on these) ------------------------------------------------------

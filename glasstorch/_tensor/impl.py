@@ -98,6 +98,7 @@ class AutogradMeta:
     creation_meta = None
     version_at_grad_fn = None
     view_fn = None  # a view's replay chain (Note [View replay] in _ops/layer_kernels.py; _ops/view_funcs.py)
+    grad_pyobj = None  # the public Tensor last handed out for ``grad`` (Tensor.grad keeps it alive)
     fw_grad = None  # forward-AD tangents, level -> TensorImpl (autograd/forward_grad.py)
 
     def __init__(self, requires_grad=False):

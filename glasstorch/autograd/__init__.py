@@ -12,6 +12,8 @@ import functools
 import warnings
 from collections.abc import Mapping
 
+import glasstorch as torch  # noqa: F401  (as PyTorch's torch.autograd imports torch: torch.autograd.torch)
+
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
 from .._ops.aten import aten
 from .._ops.factories import full_impl
@@ -21,8 +23,8 @@ from ._generated import kernels as _kernels  # noqa: F401  (registers the Autogr
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function, InplaceFunction, once_differentiable  # noqa: F401
 from .grad_mode import (  # noqa: F401
-    _force_original_view_tracking, _unsafe_preserve_version_counter, enable_grad, enforce_grad_layout_policy,
-    inference_mode, is_grad_enabled,
+    _force_original_view_tracking, _is_multithreading_enabled, _unsafe_preserve_version_counter, enable_grad,
+    enforce_grad_layout_policy, inference_mode, is_grad_enabled,
     is_inference_mode_enabled, is_view_replay_enabled, no_grad, set_grad_enabled, set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
@@ -34,6 +36,8 @@ __all__ = ["backward", "grad", "SavedTensor",
            "detect_anomaly", "set_detect_anomaly", "graph", "Node", "Function", "InplaceFunction",
            "once_differentiable", "gradcheck", "gradgradcheck", "functional", "Variable", "forward_ad",
            "enforce_grad_layout_policy"]
+
+is_multithreading_enabled = _is_multithreading_enabled  # "Returns True if multithreading is currently enabled."
 
 _to_tensor = None  # bound by install()
 

@@ -3,6 +3,8 @@
 While on, every node records the Python stack of the forward call that created it; when its backward
 fails, that stack is printed ("Traceback of forward call that caused the error"), and with
 ``check_nan`` a node returning NaN raises "Function 'XBackward0' returned nan values in its 0th output.".
+A node made while the engine runs another (a backward with ``create_graph``) records that node as its parent,
+and a failure prints the chain of parents' stacks too ("Previous calculation was induced by ...").
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import warnings
 
 import numpy as np
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+from .._core import thread_state
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "running",
+           "record_forward_stack", "record_failure", "check_nan"]
 
 
 class _State(threading.local):
@@ -22,7 +27,7 @@ class _State(threading.local):
         self.check_nan = True
 
 
-_state = _State()
+_state = thread_state.register(_State())
 
 
 def is_anomaly_enabled() -> bool:
@@ -33,15 +38,59 @@ def is_anomaly_check_nan_enabled() -> bool:
     return _state.check_nan
 
 
+class _Running(threading.local):
+    """The node the engine is running on this thread (PyTorch's ``get_current_node``), or None."""
+
+    node = None
+
+
+running = _Running()
+
+
 def record_forward_stack(node) -> None:
-    node.metadata["traceback_"] = traceback.format_stack()[:-2]
+    """PyTorch's ``store_stack`` and ``assign_parent``: where the forward call was, and which node's backward
+    made this node (absent outside backward)."""
+    meta = node.metadata
+    meta["traceback_"] = traceback.format_stack()[:-2]
+    parent = running.node
+    if parent is not None:
+        meta["parent_"] = parent
+
+
+_SOURCE = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:{}.)"
+
+
+def _stack_message(name: str, meta, is_parent: bool) -> str:
+    """The text of one of ``print_stack``'s warnings, with the source line PyTorch's TORCH_WARN appends."""
+    stack = meta.get("traceback_") if meta else None
+    if not stack:
+        return (f"Error detected in {name}. No forward pass information available. Enable detect anomaly during "
+                "forward pass for more information." + _SOURCE.format(100))
+    if is_parent:
+        return (f"\n\nPrevious calculation was induced by {name}. Traceback of forward call that induced the "
+                "previous calculation:\n" + "".join(stack) + _SOURCE.format(129))
+    return (f"Error detected in {name}. Traceback of forward call that caused the error:\n" + "".join(stack)
+            + _SOURCE.format(122))
+
+
+def _warn_during_error(message: str) -> None:
+    """A warning given while an error propagates: one that a filter turns into an error is printed to stderr
+    instead, so the original error is the one raised (PyTorch's ``PyWarningHandler`` in an exception)."""
+    try:
+        warnings.warn(message, UserWarning, stacklevel=4)
+    except Exception:  # noqa: BLE001 - any error a warning filter raises is printed, not raised
+        traceback.print_exc()
 
 
 def record_failure(node) -> None:
-    stack = node.metadata.get("traceback_") if node._metadata else None
-    if stack:
-        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-                      + "".join(stack), UserWarning, stacklevel=2)
+    """PyTorch's ``print_stack``: the failing node's forward stack, then each parent's."""
+    meta = node._metadata
+    _warn_during_error(_stack_message(node.name(), meta, False))
+    parent = meta.get("parent_") if meta else None
+    while parent is not None:
+        meta = parent._metadata
+        _warn_during_error(_stack_message(parent.name(), meta, True))
+        parent = meta.get("parent_") if meta else None
 
 
 def check_nan(node, outputs) -> None:

@@ -23,18 +23,21 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
+import queue
 import sys
 import threading
 import time
 
 from .._core import shape as _shape
+from .._core import thread_state
 from .._core.dispatch_key import MATH_BITS, bit
 from .._core.layout import contiguous_format
+from .._core.user_warning import warn_once
 from .._ops.aten import aten
 from .._tensor.impl import TensorImpl, empty_strided_impl
 from .._tensor.views import type_string
 from . import graph as _graph
-from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure
+from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure, running
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, NodeBase, gradient_edge
 
@@ -268,6 +271,13 @@ def _needed(root: NodeBase, targets: set) -> set:
     return needed
 
 
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+
+
 def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inputs=None,
             accumulate: bool = True, is_grad: bool = False, targets=None) -> list:
     """Run backward from ``roots`` (impls or GradientEdges) seeded with ``grads``; returns the captured grads of
@@ -277,6 +287,10 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     and returned.  ``targets`` (nodes, ``backward(inputs=...)``): only the nodes on a path to one of them run,
     the targets included.  ``is_grad``: this is ``autograd.grad``, for :func:`will_execute_node`.
     """
+    if len(_tasks.__dict__.get("stack", ())) >= MAX_REENTRANT_DEPTH:  # Note [Reentrant backward on a worker]
+        return _reentrant_pool.run(execute, (roots, grads, keep_graph, create_graph, inputs, accumulate, is_grad))
+    if accumulate and create_graph:
+        warn_once(_CREATE_GRAPH_WARNING)
     stats = _stats
     t0 = stats.clock() if stats is not None else 0.0
     root = GraphRoot([gradient_edge(r) if type(r) is TensorImpl else (r.node, r.output_nr) for r in roots], grads)
@@ -297,18 +311,67 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     stack = _tasks.__dict__.setdefault("stack", [])
     task = _GraphTask(deps, needed, is_grad, root)
     stack.append(task)
-    outer_node = getattr(_tasks, "node", None)
+    outer_node = running.node  # a reentrant backward runs inside that node's apply
     try:
         _loop(root, deps, captures, captured, needed, keep_graph, accumulate)
-        _tasks.node = outer_node
+        running.node = outer_node
         _run_final_callbacks(task)
     finally:
         _grad_state.enabled = prev
-        _tasks.node = outer_node
+        running.node = outer_node
         stack.pop()
         if stats is not None:
             stats.backward_s += stats.clock() - t0
     return captured
+
+
+# -- reentrant backward ---------------------------------------------------------------------------------------
+# Note [Reentrant backward on a worker]
+# A backward called inside a node's backward runs inline, on the calling thread, as PyTorch's does; each level
+# costs Python frames, so past MAX_REENTRANT_DEPTH nested levels (PyTorch's max_recursion_depth_) the new graph
+# task runs on a worker thread, with a fresh stack, while the caller waits for it.  The worker gets the caller's
+# thread-local state (grad mode, dispatch keys, hooks: _core/thread_state.py); its own nested backwards go inline
+# again up to the limit, then to another worker.  Workers are kept and reused.
+MAX_REENTRANT_DEPTH = 60
+
+
+class _ReentrantPool:
+    """Worker threads for deep reentrant backwards (PyTorch's ``ThreadPoolShared``): one per waiting level,
+    started when none is idle."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.idle: list = []  # the job queues of the idle workers
+
+    def run(self, fn, args):
+        """``fn(*args)`` on a worker with this thread's state; its result, or its exception re-raised here."""
+        with self.lock:
+            jobs = self.idle.pop() if self.idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._work, args=(jobs,), name="autograd reentrant worker", daemon=True).start()
+        box = [threading.Event(), None, None]
+        jobs.put((fn, args, thread_state.capture(), box))
+        box[0].wait()
+        if box[2] is not None:
+            raise box[2]
+        return box[1]
+
+    def _work(self, jobs) -> None:
+        while True:
+            fn, args, state, box = jobs.get()
+            thread_state.apply(state)
+            try:
+                box[1] = fn(*args)
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
+                box[2] = e
+            fn = args = state = None
+            with self.lock:
+                self.idle.append(jobs)
+            box[0].set()
+
+
+_reentrant_pool = _ReentrantPool()
 
 
 # -- the running backward, for hooks that must know it (register_multi_grad_hook) ----------------------------
@@ -318,7 +381,7 @@ _task_ids = itertools.count()
 
 class _GraphTask:
     """One backward call: its dependency counts, the nodes it needs (None: all), its GraphRoot, final callbacks.
-    ``_tasks.node`` is the node this thread is evaluating (PyTorch's ``current_evaluating_node``)."""
+    ``anomaly_mode.running.node`` is the node this thread is evaluating (PyTorch's ``current_evaluating_node``)."""
 
     __slots__ = ("id", "deps", "needed", "is_grad", "root", "final_callbacks")
 
@@ -370,7 +433,7 @@ def current_graph_task_id() -> int:
 def current_node():
     """The node whose backward (hooks included) is running on this thread, or None
     (``torch._C._current_autograd_node``)."""
-    return getattr(_tasks, "node", None)
+    return running.node
 
 
 def current_execution_order() -> list:
@@ -429,10 +492,10 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
     hooks_at_start = hooks[:]
     n_hooks = len(hooks_at_start)
     pop, push, add = heapq.heappop, heapq.heappush, aten.add_Tensor
-    stats, tasks = _stats, _tasks
+    stats, running_ = _stats, running
     while heap:
         node, buffer = pop(heap)[2:]
-        tasks.node = node
+        running_.node = node
         if needed is not None:
             skip = _skip(node, needed, captures, accumulate)
             if captures and node in captures:
@@ -568,6 +631,8 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
         meta.grad = _obey_layout(leaf, new, steal=not _grad_state.enabled)
     elif _grad_state.enabled:
         meta.grad = aten.add_Tensor(old, new, 1)
+        if meta.grad_pyobj is not None:  # the old gradient's wrapper is no longer the leaf's to keep alive
+            meta.grad_pyobj = None
     else:
         aten.add__Tensor(old, new, 1)
     if meta.post_acc_grad_hooks:

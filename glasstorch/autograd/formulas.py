@@ -16,12 +16,13 @@ import math
 
 from .._core.dispatch_key import bit as _bit
 from .._core.dispatch_key import tls as _tls
+from .._core.user_warning import warn as _warn
 
 __all__ = [
     # generic
     "maybe_multiply", "conj_scalar", "zeros_like", "to_copy_backward",
     "zeros_like_grad", "where", "where_grad", "not_implemented",
-    "trace_backward", "block_diag_backward", "nansum_backward",
+    "trace_backward", "block_diag_backward", "nansum_backward", "warn_backwards",
     "tensor_list",
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
@@ -104,6 +105,13 @@ def tensor_list(items):
 def not_implemented(name):
     """PyTorch's ``not_implemented("op")`` formula: the output requires grad, its backward raises."""
     raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
+def warn_backwards(grad):
+    """``_test_warn_in_autograd``'s derivative: the gradient unchanged, with a warning from inside backward."""
+    _warn("Warn from backward (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/FunctionsManual.cpp:"
+          "7122.)")
+    return grad
 
 
 def where(condition, a, b):

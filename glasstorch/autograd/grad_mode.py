@@ -61,7 +61,10 @@ class _DecoratorContextManager:
                         raise
                     except BaseException as e:  # noqa: BLE001 - forwarded into the generator
                         with self.clone():
-                            response = gen.throw(e)
+                            try:
+                                response = gen.throw(e)
+                            except StopIteration as stop:  # it handled the exception and finished
+                                return stop.value
                     else:
                         with self.clone():
                             try:

@@ -25,6 +25,7 @@ import threading
 import weakref
 from typing import NamedTuple
 
+from .._core import thread_state
 from .._core.grad_state import state as _grad_state
 from .._ops.aten import aten
 from .._ops.layer_kernels import write_observers
@@ -420,7 +421,8 @@ _PACK_MODIFIES = ("A saved tensor pack hook is modifying its input in place. Ten
                   "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please "
                   "open an issue if you need to perform in-place operations on the input to a pack hook.")
 
-_hooks_state = threading.local()  # .stack: the default (pack, unpack) pairs; .disabled: the message, or None
+# .stack: the default (pack, unpack) pairs; .disabled: the message, or None
+_hooks_state = thread_state.register(threading.local())
 
 
 def saved_hooks_stack() -> list:

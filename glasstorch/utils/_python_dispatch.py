@@ -16,7 +16,7 @@ from .._core.grad_state import state as _grad_state
 from .._ops.dispatcher import get_op, register_fallback, register_kernel, register_op
 from .._ops_namespace import OpOverload, to_impls, to_tensors
 
-__all__ = ["DisableTorchDispatch", "TorchDispatchMode", "mode_stack"]
+__all__ = ["DisableTorchDispatch", "TorchDispatchMode", "mode_stack", "_get_current_dispatch_mode"]
 
 _LAYERS_ABOVE = AUTOGRAD_SET | bit("ADInplaceOrView")
 
@@ -28,6 +28,12 @@ def mode_stack() -> list:
     if stack is None:
         stack = tls.modes = []
     return stack
+
+
+def _get_current_dispatch_mode():
+    """The innermost dispatch mode (the next one an operator call reaches), or None."""
+    stack = mode_stack()
+    return stack[-1] if stack else None
 
 
 def _sync_key():

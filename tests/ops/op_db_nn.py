@@ -628,4 +628,6 @@ OPS = [
            dtypes=ALL_FLOAT + ("int64",), errors=embedding_errors),
     OpInfo("embedding", aten=(), samples=embedding_fn_samples, dtypes=FLOATS),
     OpInfo("embedding_renorm_", aten=(), samples=renorm_samples, dtypes=ALL_FLOAT),
+    # a test operator: a copy whose backward warns (tests/test_autograd_runtime.py checks the warning)
+    OpInfo("_C._nn._test_warn_in_autograd", aten=("_test_warn_in_autograd",), samples=unary_samples, dtypes=NN_ACT),
 ] + WARNINGS

@@ -190,9 +190,6 @@ def _analyse(entry) -> Info:
         used |= _names_in(expr)
     diff_inputs = [n for n in arg_names if n in keyed and n not in entry["non_diff"]]
     checked = [n for n in tensor_like if diff_inputs and n not in diff_inputs and n not in entry["non_diff"]]
-    if used & lists:
-        raise DeclarationError(f"{entry['loc']}: formulas read a Tensor[] argument's metadata ({min(used & lists)}"
-                               f"_sizes, _dtype ...), not its tensors")
     saved_meta = sorted(n for n in used if n.endswith(META_SUFFIXES) and n.rsplit("_", 1)[0] in by_name)
     info = Info(entry, args, diff_inputs, lists & set(diff_inputs), checked,
                 saved_tensors=[n for n in arg_names if n in used and n in single],
@@ -486,7 +483,8 @@ def _variants(fns, f):
     for g in fns:
         if g is f:
             continue
-        if g.func.name == name + "_" and _signature(g) == _signature(f):
+        if g.func.name == name + "_" and _signature(g) == _signature(f) and not g.func.arguments[0].type.is_list:
+            # (an in-place foreach op writes a list: it records each entry's own node, foreach.yaml)
             found.append(("inplace", g))  # paired by arguments, not overload name (pow_.Scalar is not pow.Scalar)
         elif g.func.name == name and g.func.is_out and (g.func.overload_name == "out" and not ov or
                                                          g.func.overload_name in (f"{ov}_out", "out") or

@@ -16,7 +16,7 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core import shape as _shape
 from ..._core.layout import contiguous_format as _contiguous
-from ..._core.user_warning import warn as _user_warn
+from ..._core.user_warning import warn_once
 from ..._tensor.impl import TensorImpl, empty_impl
 from ..aten import aten
 from ..factories import eye_impl
@@ -40,14 +40,9 @@ __all__ = [
 ]
 
 
-_warned: set = set()
-
-
 def _warn_once(key: str, message: str) -> None:
     """PyTorch's ``TORCH_WARN_ONCE``: the deprecation warnings of the legacy names, once per process."""
-    if key not in _warned:
-        _warned.add(key)
-        _user_warn(message)
+    warn_once(message, key=key)
 
 
 def _check(info: TensorImpl, api: str, is_matrix: bool) -> None:

@@ -1254,6 +1254,780 @@ def _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA(ks, self):
 register_autograd('aten::_test_autograd_multiple_dispatch_view', _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA, 'AutogradCUDA')
 
 
+_op__foreach_abs = _get_op('aten::_foreach_abs')
+_fw__foreach_abs = FwSpec(_op__foreach_abs, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_abs(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_abs, _autograd__foreach_abs, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachAbsBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_abs.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_abs.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_abs', _autograd__foreach_abs)
+
+
+_op__foreach_acos = _get_op('aten::_foreach_acos')
+_fw__foreach_acos = FwSpec(_op__foreach_acos, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_acos(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_acos, _autograd__foreach_acos, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachAcosBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_acos.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_acos.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_acos', _autograd__foreach_acos)
+
+
+_op__foreach_asin = _get_op('aten::_foreach_asin')
+_fw__foreach_asin = FwSpec(_op__foreach_asin, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_asin(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_asin, _autograd__foreach_asin, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachAsinBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_asin.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_asin.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_asin', _autograd__foreach_asin)
+
+
+_op__foreach_atan = _get_op('aten::_foreach_atan')
+_fw__foreach_atan = FwSpec(_op__foreach_atan, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_atan(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_atan, _autograd__foreach_atan, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachAtanBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_atan.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_atan.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_atan', _autograd__foreach_atan)
+
+
+_op__foreach_ceil = _get_op('aten::_foreach_ceil')
+_fw__foreach_ceil = FwSpec(_op__foreach_ceil, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_ceil(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_ceil, _autograd__foreach_ceil, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachCeilBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_ceil.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_ceil.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_ceil', _autograd__foreach_ceil)
+
+
+_op__foreach_cos = _get_op('aten::_foreach_cos')
+_fw__foreach_cos = FwSpec(_op__foreach_cos, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_cos(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_cos, _autograd__foreach_cos, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachCosBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_cos.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_cos.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_cos', _autograd__foreach_cos)
+
+
+_op__foreach_cosh = _get_op('aten::_foreach_cosh')
+_fw__foreach_cosh = FwSpec(_op__foreach_cosh, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_cosh(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_cosh, _autograd__foreach_cosh, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachCoshBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_cosh.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_cosh.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_cosh', _autograd__foreach_cosh)
+
+
+_op__foreach_erf = _get_op('aten::_foreach_erf')
+_fw__foreach_erf = FwSpec(_op__foreach_erf, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_erf(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_erf, _autograd__foreach_erf, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachErfBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_erf.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_erf.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_erf', _autograd__foreach_erf)
+
+
+_op__foreach_erfc = _get_op('aten::_foreach_erfc')
+_fw__foreach_erfc = FwSpec(_op__foreach_erfc, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_erfc(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_erfc, _autograd__foreach_erfc, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachErfcBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_erfc.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_erfc.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_erfc', _autograd__foreach_erfc)
+
+
+_op__foreach_exp = _get_op('aten::_foreach_exp')
+_fw__foreach_exp = FwSpec(_op__foreach_exp, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_exp(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_exp, _autograd__foreach_exp, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachExpBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_exp.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__foreach_exp.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_exp', _autograd__foreach_exp)
+
+
+_op__foreach_expm1 = _get_op('aten::_foreach_expm1')
+_fw__foreach_expm1 = FwSpec(_op__foreach_expm1, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_expm1(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_expm1, _autograd__foreach_expm1, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachExpm1Backward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_expm1.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__foreach_expm1.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_expm1', _autograd__foreach_expm1)
+
+
+_op__foreach_floor = _get_op('aten::_foreach_floor')
+_fw__foreach_floor = FwSpec(_op__foreach_floor, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_floor(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_floor, _autograd__foreach_floor, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachFloorBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_floor.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_floor.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_floor', _autograd__foreach_floor)
+
+
+_op__foreach_frac = _get_op('aten::_foreach_frac')
+_fw__foreach_frac = FwSpec(_op__foreach_frac, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_frac(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_frac, _autograd__foreach_frac, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachFracBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_frac.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_frac.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_frac', _autograd__foreach_frac)
+
+
+_op__foreach_log = _get_op('aten::_foreach_log')
+_fw__foreach_log = FwSpec(_op__foreach_log, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_log(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_log, _autograd__foreach_log, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachLogBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_log.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_log.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_log', _autograd__foreach_log)
+
+
+_op__foreach_log10 = _get_op('aten::_foreach_log10')
+_fw__foreach_log10 = FwSpec(_op__foreach_log10, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_log10(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_log10, _autograd__foreach_log10, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachLog10Backward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_log10.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_log10.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_log10', _autograd__foreach_log10)
+
+
+_op__foreach_log1p = _get_op('aten::_foreach_log1p')
+_fw__foreach_log1p = FwSpec(_op__foreach_log1p, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_log1p(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_log1p, _autograd__foreach_log1p, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachLog1PBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_log1p.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_log1p.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_log1p', _autograd__foreach_log1p)
+
+
+_op__foreach_log2 = _get_op('aten::_foreach_log2')
+_fw__foreach_log2 = FwSpec(_op__foreach_log2, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_log2(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_log2, _autograd__foreach_log2, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachLog2Backward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_log2.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_log2.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_log2', _autograd__foreach_log2)
+
+
+_op__foreach_neg = _get_op('aten::_foreach_neg')
+_fw__foreach_neg = FwSpec(_op__foreach_neg, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_neg(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_neg, _autograd__foreach_neg, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachNegBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_neg.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_neg.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_neg', _autograd__foreach_neg)
+
+
+_op__foreach_reciprocal = _get_op('aten::_foreach_reciprocal')
+_fw__foreach_reciprocal = FwSpec(_op__foreach_reciprocal, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_reciprocal(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_reciprocal, _autograd__foreach_reciprocal, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachReciprocalBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_reciprocal.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__foreach_reciprocal.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_reciprocal', _autograd__foreach_reciprocal)
+
+
+_op__foreach_round = _get_op('aten::_foreach_round')
+_fw__foreach_round = FwSpec(_op__foreach_round, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_round(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_round, _autograd__foreach_round, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachRoundBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_round.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_round.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_round', _autograd__foreach_round)
+
+
+_op__foreach_rsqrt = _get_op('aten::_foreach_rsqrt')
+_fw__foreach_rsqrt = FwSpec(_op__foreach_rsqrt, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_rsqrt(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_rsqrt, _autograd__foreach_rsqrt, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachRsqrtBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_rsqrt.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__foreach_rsqrt.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_rsqrt', _autograd__foreach_rsqrt)
+
+
+_op__foreach_sigmoid = _get_op('aten::_foreach_sigmoid')
+_fw__foreach_sigmoid = FwSpec(_op__foreach_sigmoid, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_sigmoid(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_sigmoid, _autograd__foreach_sigmoid, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachSigmoidBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_sigmoid.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__foreach_sigmoid.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_sigmoid', _autograd__foreach_sigmoid)
+
+
+_op__foreach_sign = _get_op('aten::_foreach_sign')
+_fw__foreach_sign = FwSpec(_op__foreach_sign, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_sign(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_sign, _autograd__foreach_sign, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachSignBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_sign.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_sign.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_sign', _autograd__foreach_sign)
+
+
+_op__foreach_sin = _get_op('aten::_foreach_sin')
+_fw__foreach_sin = FwSpec(_op__foreach_sin, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_sin(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_sin, _autograd__foreach_sin, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachSinBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_sin.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_sin.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_sin', _autograd__foreach_sin)
+
+
+_op__foreach_sinh = _get_op('aten::_foreach_sinh')
+_fw__foreach_sinh = FwSpec(_op__foreach_sinh, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_sinh(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_sinh, _autograd__foreach_sinh, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachSinhBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        result = _op__foreach_sinh.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_sinh.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_sinh', _autograd__foreach_sinh)
+
+
+_op__foreach_sqrt = _get_op('aten::_foreach_sqrt')
+_fw__foreach_sqrt = FwSpec(_op__foreach_sqrt, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_sqrt(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_sqrt, _autograd__foreach_sqrt, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachSqrtBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_sqrt.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__foreach_sqrt.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_sqrt', _autograd__foreach_sqrt)
+
+
+_op__foreach_tan = _get_op('aten::_foreach_tan')
+_fw__foreach_tan = FwSpec(_op__foreach_tan, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_tan(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_tan, _autograd__foreach_tan, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachTanBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_tan.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__foreach_tan.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_tan', _autograd__foreach_tan)
+
+
+_op__foreach_tanh = _get_op('aten::_foreach_tanh')
+_fw__foreach_tanh = FwSpec(_op__foreach_tanh, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_tanh(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_tanh, _autograd__foreach_tanh, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachTanhBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_tanh.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__foreach_tanh.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_tanh', _autograd__foreach_tanh)
+
+
+_op__foreach_trunc = _get_op('aten::_foreach_trunc')
+_fw__foreach_trunc = FwSpec(_op__foreach_trunc, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_trunc(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_trunc, _autograd__foreach_trunc, ks, self)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachTruncBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_trunc.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_trunc.redispatch(ks, self)
+
+
+register_autograd('aten::_foreach_trunc', _autograd__foreach_trunc)
+
+
+_op__foreach_add_Scalar = _get_op('aten::_foreach_add.Scalar')
+_fw__foreach_add_Scalar = FwSpec(_op__foreach_add_Scalar, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_add_Scalar(ks, self, scalar):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_add_Scalar, _autograd__foreach_add_Scalar, ks, self, scalar)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachAddBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_add_Scalar.redispatch(ks, self, scalar)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_add_Scalar.redispatch(ks, self, scalar)
+
+
+register_autograd('aten::_foreach_add.Scalar', _autograd__foreach_add_Scalar)
+
+
+_op__foreach_add_List = _get_op('aten::_foreach_add.List')
+_fw__foreach_add_List = FwSpec(_op__foreach_add_List, (0, 1), (True, True), 'functional', None)
+
+
+def _autograd__foreach_add_List(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_add_List, _autograd__foreach_add_List, ks, self, other, alpha)
+    if (any(type(t) is _TI and t.autograd is not None for t in self) or any(type(t) is _TI and t.autograd is not None for t in other)) and _gs.enabled and requires_grad_any(*self, *other):
+        node = _n.ForeachAddBackward1()
+        node.next_edges = record.edges(*self, *other)
+        node.self_size_ = len(self)
+        node.other_size_ = len(other)
+        node.alpha_ = alpha
+        result = _op__foreach_add_List.redispatch(ks, self, other, alpha)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_add_List.redispatch(ks, self, other, alpha)
+
+
+register_autograd('aten::_foreach_add.List', _autograd__foreach_add_List)
+
+
+_op__foreach_sub_Scalar = _get_op('aten::_foreach_sub.Scalar')
+_fw__foreach_sub_Scalar = FwSpec(_op__foreach_sub_Scalar, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_sub_Scalar(ks, self, scalar):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_sub_Scalar, _autograd__foreach_sub_Scalar, ks, self, scalar)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachSubBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        result = _op__foreach_sub_Scalar.redispatch(ks, self, scalar)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_sub_Scalar.redispatch(ks, self, scalar)
+
+
+register_autograd('aten::_foreach_sub.Scalar', _autograd__foreach_sub_Scalar)
+
+
+_op__foreach_sub_List = _get_op('aten::_foreach_sub.List')
+_fw__foreach_sub_List = FwSpec(_op__foreach_sub_List, (0, 1), (True, True), 'functional', None)
+
+
+def _autograd__foreach_sub_List(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_sub_List, _autograd__foreach_sub_List, ks, self, other, alpha)
+    if (any(type(t) is _TI and t.autograd is not None for t in self) or any(type(t) is _TI and t.autograd is not None for t in other)) and _gs.enabled and requires_grad_any(*self, *other):
+        node = _n.ForeachSubBackward1()
+        node.next_edges = record.edges(*self, *other)
+        node.self_size_ = len(self)
+        node.other_size_ = len(other)
+        node.alpha_ = alpha
+        result = _op__foreach_sub_List.redispatch(ks, self, other, alpha)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_sub_List.redispatch(ks, self, other, alpha)
+
+
+register_autograd('aten::_foreach_sub.List', _autograd__foreach_sub_List)
+
+
+_op__foreach_mul_Scalar = _get_op('aten::_foreach_mul.Scalar')
+_fw__foreach_mul_Scalar = FwSpec(_op__foreach_mul_Scalar, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_mul_Scalar(ks, self, scalar):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_mul_Scalar, _autograd__foreach_mul_Scalar, ks, self, scalar)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachMulBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.scalar_ = scalar
+        result = _op__foreach_mul_Scalar.redispatch(ks, self, scalar)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_mul_Scalar.redispatch(ks, self, scalar)
+
+
+register_autograd('aten::_foreach_mul.Scalar', _autograd__foreach_mul_Scalar)
+
+
+_op__foreach_mul_List = _get_op('aten::_foreach_mul.List')
+_fw__foreach_mul_List = FwSpec(_op__foreach_mul_List, (0, 1), (True, True), 'functional', None)
+
+
+def _autograd__foreach_mul_List(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_mul_List, _autograd__foreach_mul_List, ks, self, other)
+    if (any(type(t) is _TI and t.autograd is not None for t in self) or any(type(t) is _TI and t.autograd is not None for t in other)) and _gs.enabled and requires_grad_any(*self, *other):
+        node = _n.ForeachMulBackward1()
+        node.next_edges = record.edges(*self, *other)
+        node.self_size_ = len(self)
+        node.other_size_ = len(other)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.other_ = tuple(record.save(t) for t in other)
+        result = _op__foreach_mul_List.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_mul_List.redispatch(ks, self, other)
+
+
+register_autograd('aten::_foreach_mul.List', _autograd__foreach_mul_List)
+
+
+_op__foreach_div_Scalar = _get_op('aten::_foreach_div.Scalar')
+_fw__foreach_div_Scalar = FwSpec(_op__foreach_div_Scalar, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_div_Scalar(ks, self, scalar):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_div_Scalar, _autograd__foreach_div_Scalar, ks, self, scalar)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachDivBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.scalar_ = scalar
+        result = _op__foreach_div_Scalar.redispatch(ks, self, scalar)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_div_Scalar.redispatch(ks, self, scalar)
+
+
+register_autograd('aten::_foreach_div.Scalar', _autograd__foreach_div_Scalar)
+
+
+_op__foreach_div_List = _get_op('aten::_foreach_div.List')
+_fw__foreach_div_List = FwSpec(_op__foreach_div_List, (0, 1), (True, True), 'functional', None)
+
+
+def _autograd__foreach_div_List(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_div_List, _autograd__foreach_div_List, ks, self, other)
+    if (any(type(t) is _TI and t.autograd is not None for t in self) or any(type(t) is _TI and t.autograd is not None for t in other)) and _gs.enabled and requires_grad_any(*self, *other):
+        node = _n.ForeachDivBackward1()
+        node.next_edges = record.edges(*self, *other)
+        node.self_size_ = len(self)
+        node.other_size_ = len(other)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.other_ = tuple(record.save(t) for t in other)
+        result = _op__foreach_div_List.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_div_List.redispatch(ks, self, other)
+
+
+register_autograd('aten::_foreach_div.List', _autograd__foreach_div_List)
+
+
 _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
 _fw_masked_fill_Scalar = FwSpec(_op_masked_fill_Scalar, (0,), (False,), 'functional', _n._MaskedFillBackward0_jvp)
 
@@ -14955,6 +15729,25 @@ def _autograd__fft_c2c_out(ks, self, dim, normalization, forward, out):
 
 
 register_autograd('aten::_fft_c2c.out', _autograd__fft_c2c_out)
+
+
+_op__test_warn_in_autograd = _get_op('aten::_test_warn_in_autograd')
+_fw__test_warn_in_autograd = FwSpec(_op__test_warn_in_autograd, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_warn_in_autograd(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_warn_in_autograd, _autograd__test_warn_in_autograd, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestWarnInAutogradBackward0()
+        node.next_edges = record.edges(self)
+        result = _op__test_warn_in_autograd.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_warn_in_autograd.redispatch(ks, self)
+
+
+register_autograd('aten::_test_warn_in_autograd', _autograd__test_warn_in_autograd)
 
 
 _op_view_copy = _get_op('aten::view_copy')

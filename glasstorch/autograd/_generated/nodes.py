@@ -1591,6 +1591,1065 @@ class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0(NodeBase):
         return self.self_sizes_
 
 
+def _ForeachAbsBackward0_0(grad, grads, self):
+    return [None if grad is None else grad * self.sgn() for grad, self in zip(grads, self)]
+
+
+class ForeachAbsBackward0(NodeBase):
+    """Backward of ``_foreach_abs(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:5)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachAbsBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachAbsBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachAbsBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachAcosBackward0_0(grad, grads, self):
+    return [None if grad is None else grad * -((-self * self + 1).rsqrt()).conj() for grad, self in zip(grads, self)]
+
+
+class ForeachAcosBackward0(NodeBase):
+    """Backward of ``_foreach_acos(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:8)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachAcosBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachAcosBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachAcosBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachAsinBackward0_0(grad, grads, self):
+    return [None if grad is None else grad * (-self * self + 1).rsqrt().conj() for grad, self in zip(grads, self)]
+
+
+class ForeachAsinBackward0(NodeBase):
+    """Backward of ``_foreach_asin(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:11)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachAsinBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachAsinBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachAsinBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachAtanBackward0_0(grad, grads, self):
+    return [None if grad is None else grad / (self * self + 1).conj() for grad, self in zip(grads, self)]
+
+
+class ForeachAtanBackward0(NodeBase):
+    """Backward of ``_foreach_atan(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:14)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachAtanBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachAtanBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachAtanBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachCeilBackward0_0(grad, grads):
+    return [None if grad is None else zeros_like(grad) for grad in grads]
+
+
+class ForeachCeilBackward0(NodeBase):
+    """Backward of ``_foreach_ceil(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:17)."""
+
+    __slots__ = ('self_size_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachCeilBackward0_0(grad, grads)]
+        return out
+
+
+def _ForeachCosBackward0_0(grad, grads, self):
+    return [None if grad is None else grad * -self.sin().conj() for grad, self in zip(grads, self)]
+
+
+class ForeachCosBackward0(NodeBase):
+    """Backward of ``_foreach_cos(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:20)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachCosBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachCosBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachCosBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachCoshBackward0_0(grad, grads, self):
+    return [None if grad is None else grad * self.sinh().conj() for grad, self in zip(grads, self)]
+
+
+class ForeachCoshBackward0(NodeBase):
+    """Backward of ``_foreach_cosh(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:23)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachCoshBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachCoshBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachCoshBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachErfBackward0_0(grad, grads, self):
+    return [None if grad is None else 1.1283791670955126 * (-(self.pow(2))).exp() * grad for grad, self in zip(grads, self)]
+
+
+class ForeachErfBackward0(NodeBase):
+    """Backward of ``_foreach_erf(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:26)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachErfBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachErfBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachErfBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachErfcBackward0_0(grad, grads, self):
+    return [None if grad is None else -1.1283791670955126 * (-(self.pow(2))).exp() * grad for grad, self in zip(grads, self)]
+
+
+class ForeachErfcBackward0(NodeBase):
+    """Backward of ``_foreach_erfc(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:29)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachErfcBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachErfcBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachErfcBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachExpBackward0_0(grad, grads, result):
+    return [None if grad is None else grad * result.conj() for grad, result in zip(grads, result)]
+
+
+class ForeachExpBackward0(NodeBase):
+    """Backward of ``_foreach_exp(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:32)."""
+
+    __slots__ = ('result_', 'self_size_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ForeachExpBackward0', node)
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachExpBackward0_0(grad, grads, result)]
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ForeachExpBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ForeachExpm1Backward0_0(grad, grads, result):
+    return [None if grad is None else grad * (result.conj() + 1) for grad, result in zip(grads, result)]
+
+
+class ForeachExpm1Backward0(NodeBase):
+    """Backward of ``_foreach_expm1(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:35)."""
+
+    __slots__ = ('result_', 'self_size_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ForeachExpm1Backward0', node)
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachExpm1Backward0_0(grad, grads, result)]
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ForeachExpm1Backward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ForeachFloorBackward0_0(grad, grads):
+    return [None if grad is None else zeros_like(grad) for grad in grads]
+
+
+class ForeachFloorBackward0(NodeBase):
+    """Backward of ``_foreach_floor(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:38)."""
+
+    __slots__ = ('self_size_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachFloorBackward0_0(grad, grads)]
+        return out
+
+
+def _ForeachFracBackward0_0(grad, grads):
+    return list(grads)
+
+
+class ForeachFracBackward0(NodeBase):
+    """Backward of ``_foreach_frac(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:41)."""
+
+    __slots__ = ('self_size_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachFracBackward0_0(grad, grads)]
+        return out
+
+
+def _ForeachLogBackward0_0(grad, grads, self):
+    return [None if grad is None else grad / self.conj() for grad, self in zip(grads, self)]
+
+
+class ForeachLogBackward0(NodeBase):
+    """Backward of ``_foreach_log(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:44)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachLogBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachLogBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachLogBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachLog10Backward0_0(grad, grads, self):
+    return [None if grad is None else grad / (self.conj() * 2.3025850929940456) for grad, self in zip(grads, self)]
+
+
+class ForeachLog10Backward0(NodeBase):
+    """Backward of ``_foreach_log10(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:47)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachLog10Backward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachLog10Backward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachLog10Backward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachLog1PBackward0_0(grad, grads, self):
+    return [None if grad is None else grad / (self.conj() + 1) for grad, self in zip(grads, self)]
+
+
+class ForeachLog1PBackward0(NodeBase):
+    """Backward of ``_foreach_log1p(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:50)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachLog1PBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachLog1PBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachLog1PBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachLog2Backward0_0(grad, grads, self):
+    return [None if grad is None else grad / (self.conj() * 0.6931471805599453) for grad, self in zip(grads, self)]
+
+
+class ForeachLog2Backward0(NodeBase):
+    """Backward of ``_foreach_log2(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:53)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachLog2Backward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachLog2Backward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachLog2Backward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachNegBackward0_0(grad, grads):
+    return [None if grad is None else -grad for grad in grads]
+
+
+class ForeachNegBackward0(NodeBase):
+    """Backward of ``_foreach_neg(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:56)."""
+
+    __slots__ = ('self_size_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachNegBackward0_0(grad, grads)]
+        return out
+
+
+def _ForeachReciprocalBackward0_0(grad, grads, result):
+    return [None if grad is None else -grad * (result * result).conj() for grad, result in zip(grads, result)]
+
+
+class ForeachReciprocalBackward0(NodeBase):
+    """Backward of ``_foreach_reciprocal(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:59)."""
+
+    __slots__ = ('result_', 'self_size_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ForeachReciprocalBackward0', node)
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachReciprocalBackward0_0(grad, grads, result)]
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ForeachReciprocalBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ForeachRoundBackward0_0(grad, grads):
+    return [None if grad is None else zeros_like(grad) for grad in grads]
+
+
+class ForeachRoundBackward0(NodeBase):
+    """Backward of ``_foreach_round(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:62)."""
+
+    __slots__ = ('self_size_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachRoundBackward0_0(grad, grads)]
+        return out
+
+
+def _ForeachRsqrtBackward0_0(grad, grads, result):
+    return [None if grad is None else -0.5 * grad * result.pow(3).conj() for grad, result in zip(grads, result)]
+
+
+class ForeachRsqrtBackward0(NodeBase):
+    """Backward of ``_foreach_rsqrt(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:65)."""
+
+    __slots__ = ('result_', 'self_size_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ForeachRsqrtBackward0', node)
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachRsqrtBackward0_0(grad, grads, result)]
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ForeachRsqrtBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ForeachSigmoidBackward0_0(grad, grads, result):
+    return [None if grad is None else sigmoid_backward(grad, result) for grad, result in zip(grads, result)]
+
+
+class ForeachSigmoidBackward0(NodeBase):
+    """Backward of ``_foreach_sigmoid(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:68)."""
+
+    __slots__ = ('result_', 'self_size_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ForeachSigmoidBackward0', node)
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachSigmoidBackward0_0(grad, grads, result)]
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ForeachSigmoidBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ForeachSignBackward0_0(grad, grads):
+    return [None if grad is None else zeros_like(grad) for grad in grads]
+
+
+class ForeachSignBackward0(NodeBase):
+    """Backward of ``_foreach_sign(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:71)."""
+
+    __slots__ = ('self_size_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachSignBackward0_0(grad, grads)]
+        return out
+
+
+def _ForeachSinBackward0_0(grad, grads, self):
+    return [None if grad is None else grad * self.cos().conj() for grad, self in zip(grads, self)]
+
+
+class ForeachSinBackward0(NodeBase):
+    """Backward of ``_foreach_sin(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:74)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachSinBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachSinBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachSinBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachSinhBackward0_0(grad, grads, self):
+    return [None if grad is None else grad * self.cosh().conj() for grad, self in zip(grads, self)]
+
+
+class ForeachSinhBackward0(NodeBase):
+    """Backward of ``_foreach_sinh(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:77)."""
+
+    __slots__ = ('self_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachSinhBackward0')
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachSinhBackward0_0(grad, grads, self)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachSinhBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _ForeachSqrtBackward0_0(grad, grads, result):
+    return [None if grad is None else grad / (2 * result.conj()) for grad, result in zip(grads, result)]
+
+
+class ForeachSqrtBackward0(NodeBase):
+    """Backward of ``_foreach_sqrt(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:80)."""
+
+    __slots__ = ('result_', 'self_size_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ForeachSqrtBackward0', node)
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachSqrtBackward0_0(grad, grads, result)]
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ForeachSqrtBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ForeachTanBackward0_0(grad, grads, result):
+    return [None if grad is None else grad * (1 + result.pow(2)).conj() for grad, result in zip(grads, result)]
+
+
+class ForeachTanBackward0(NodeBase):
+    """Backward of ``_foreach_tan(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:83)."""
+
+    __slots__ = ('result_', 'self_size_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ForeachTanBackward0', node)
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachTanBackward0_0(grad, grads, result)]
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ForeachTanBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ForeachTanhBackward0_0(grad, grads, result):
+    return [None if grad is None else tanh_backward(grad, result) for grad, result in zip(grads, result)]
+
+
+class ForeachTanhBackward0(NodeBase):
+    """Backward of ``_foreach_tanh(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:86)."""
+
+    __slots__ = ('result_', 'self_size_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ForeachTanhBackward0', node)
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachTanhBackward0_0(grad, grads, result)]
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ForeachTanhBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ForeachTruncBackward0_0(grad, grads):
+    return [None if grad is None else zeros_like(grad) for grad in grads]
+
+
+class ForeachTruncBackward0(NodeBase):
+    """Backward of ``_foreach_trunc(Tensor[] self) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:89)."""
+
+    __slots__ = ('self_size_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachTruncBackward0_0(grad, grads)]
+        return out
+
+
+def _ForeachAddBackward0_0(grad, grads):
+    return list(grads)
+
+
+class ForeachAddBackward0(NodeBase):
+    """Backward of ``_foreach_add.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:93)."""
+
+    __slots__ = ('self_size_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachAddBackward0_0(grad, grads)]
+        return out
+
+
+def _ForeachAddBackward1_0(grad, grads, alpha):
+    return list(grads)
+
+
+def _ForeachAddBackward1_1(grad, grads, alpha):
+    return [None if grad is None else maybe_multiply(grad, conj_scalar(alpha)) for grad in grads]
+
+
+class ForeachAddBackward1(NodeBase):
+    """Backward of ``_foreach_add.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:96)."""
+
+    __slots__ = ('alpha_', 'self_size_', 'other_size_')
+    _tensor_slots = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        alpha = node.alpha_
+        n_self = node.self_size_
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachAddBackward1_0(grad, grads, alpha)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachAddBackward1_1(grad, grads, alpha)]
+        return out
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+
+def _ForeachSubBackward0_0(grad, grads):
+    return list(grads)
+
+
+class ForeachSubBackward0(NodeBase):
+    """Backward of ``_foreach_sub.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:100)."""
+
+    __slots__ = ('self_size_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachSubBackward0_0(grad, grads)]
+        return out
+
+
+def _ForeachSubBackward1_0(grad, grads, alpha):
+    return list(grads)
+
+
+def _ForeachSubBackward1_1(grad, grads, alpha):
+    return [None if grad is None else maybe_multiply(-grad, conj_scalar(alpha)) for grad in grads]
+
+
+class ForeachSubBackward1(NodeBase):
+    """Backward of ``_foreach_sub.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:103)."""
+
+    __slots__ = ('alpha_', 'self_size_', 'other_size_')
+    _tensor_slots = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        alpha = node.alpha_
+        n_self = node.self_size_
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachSubBackward1_0(grad, grads, alpha)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachSubBackward1_1(grad, grads, alpha)]
+        return out
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+
+def _ForeachMulBackward0_0(grad, grads, scalar):
+    return [None if grad is None else grad * conj_scalar(scalar) for grad in grads]
+
+
+class ForeachMulBackward0(NodeBase):
+    """Backward of ``_foreach_mul.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:107)."""
+
+    __slots__ = ('scalar_', 'self_size_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        scalar = node.scalar_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMulBackward0_0(grad, grads, scalar)]
+        return out
+
+    @property
+    def _saved_scalar(self):
+        return self.scalar_
+
+
+def _ForeachMulBackward1_0(grad, grads, self, other):
+    return [None if grad is None else grad * conj_scalar(other) for grad, other in zip(grads, other)]
+
+
+def _ForeachMulBackward1_1(grad, grads, self, other):
+    return [None if grad is None else grad * conj_scalar(self) for grad, self in zip(grads, self)]
+
+
+class ForeachMulBackward1(NodeBase):
+    """Backward of ``_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:110)."""
+
+    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'ForeachMulBackward1')
+        self = _unpack(node, node.self_, 'ForeachMulBackward1')
+        n_self = node.self_size_
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMulBackward1_0(grad, grads, self, other)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachMulBackward1_1(grad, grads, self, other)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMulBackward1')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'ForeachMulBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _ForeachDivBackward0_0(grad, grads, scalar):
+    return [None if grad is None else div_self_backward(grad, scalar) for grad in grads]
+
+
+class ForeachDivBackward0(NodeBase):
+    """Backward of ``_foreach_div.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:114)."""
+
+    __slots__ = ('scalar_', 'self_size_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        scalar = node.scalar_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachDivBackward0_0(grad, grads, scalar)]
+        return out
+
+    @property
+    def _saved_scalar(self):
+        return self.scalar_
+
+
+def _ForeachDivBackward1_0(grad, grads, self, other):
+    return [None if grad is None else div_self_backward(grad, other) for grad, other in zip(grads, other)]
+
+
+def _ForeachDivBackward1_1(grad, grads, self, other):
+    return [None if grad is None else div_other_backward(grad, self, other) for grad, self, other in zip(grads, self, other)]
+
+
+class ForeachDivBackward1(NodeBase):
+    """Backward of ``_foreach_div.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:117)."""
+
+    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'ForeachDivBackward1')
+        self = _unpack(node, node.self_, 'ForeachDivBackward1')
+        n_self = node.self_size_
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachDivBackward1_0(grad, grads, self, other)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachDivBackward1_1(grad, grads, self, other)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachDivBackward1')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'ForeachDivBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
 def _MaskedFillBackward0_0(grad, grads, mask):
     return grad.masked_fill(mask, 0)
 
@@ -13153,6 +14212,26 @@ class FftC2CBackward0(NodeBase):
     @property
     def _saved_forward(self):
         return self.forward_
+
+
+def _TestWarnInAutogradBackward0_0(grad, grads):
+    return warn_backwards(grad)
+
+
+class TestWarnInAutogradBackward0(NodeBase):
+    """Backward of ``_test_warn_in_autograd(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/test_ops.yaml:3)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TestWarnInAutogradBackward0_0(grad, grads))
+        return out
 
 
 def _ViewBackward0_copy_0(grad, grads, self_sizes):

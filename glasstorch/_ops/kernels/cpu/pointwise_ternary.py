@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._core import dtype as _dt
-from ...._core.user_warning import warn as _user_warn
+from ...._core.user_warning import warn_once
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, common_dtype, dense_scalar, scalar_np
 from . import pointwise as _pw  # a module import: the kernel index must see maximum_out once
@@ -133,15 +133,10 @@ def clamp_max_Tensor_out(self, max, out):  # noqa: A002, N802
 
 
 # -- where, lerp, addcmul, addcdiv -------------------------------------------------------------------------
-_warned = set()
-
-
 def _warn_once_uint8_condition():
     """PyTorch's TORCH_WARN_ONCE: the first uint8 condition of the process warns."""
-    if "where_uint8" not in _warned:
-        _warned.add("where_uint8")
-        _user_warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
-                   "a future version of PyTorch. Use a boolean condition instead.")
+    warn_once("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+              "a future version of PyTorch. Use a boolean condition instead.")
 
 
 def where_self_out(condition, self, other, out):

@@ -24,7 +24,7 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
-from ...._core.user_warning import warn as _user_warn
+from ...._core.user_warning import warn_once
 from ...._tensor.impl import TensorImpl, empty_strided_impl
 from ...aten import aten
 from ...overlap import check_outputs_writable
@@ -492,16 +492,10 @@ def unique_consecutive_cpu(self: TensorImpl, return_inverse=False, return_counts
 
 
 # -- searchsorted / bucketize --------------------------------------------------------------------------------
-_WARNED: set = set()
-
-
 def _warn_once(what: str) -> None:
-    if what in _WARNED:
-        return
-    _WARNED.add(what)
-    _user_warn(f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the performance due to "
-               f"extra data copy when converting non-contiguous tensor to contiguous, please use contiguous "
-               f"{what} tensor if possible. This message will only appear once per program.")
+    warn_once(f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the performance due to "
+              f"extra data copy when converting non-contiguous tensor to contiguous, please use contiguous "
+              f"{what} tensor if possible. This message will only appear once per program.")
 
 
 def _dims_match_before_last(boundaries: TensorImpl, input_sizes) -> bool:
