@@ -13,6 +13,8 @@ from collections import OrderedDict
 import torch
 from test_autograd_checks import _same, _same_error
 
+import glasstorch
+
 
 def _identity_fn(m):
     class Id(m.autograd.Function):
@@ -497,9 +499,11 @@ def test_backward_with_create_graph_warns():
             m.autograd.grad((x * 2).sum(), x, create_graph=True)
         return [(type(x.message).__name__, str(x.message).split(" (Triggered internally")[0]) for x in w
                 if "create_graph" in str(x.message)]
-    prev = torch.is_warn_always_enabled()
-    torch.set_warn_always(True)  # torch warns once per process otherwise
+    prev, gprev = torch.is_warn_always_enabled(), glasstorch.is_warn_always_enabled()
+    torch.set_warn_always(True)  # both warn once per process otherwise
+    glasstorch.set_warn_always(True)
     try:
         _same(f)
     finally:
         torch.set_warn_always(prev)
+        glasstorch.set_warn_always(gprev)

@@ -9,7 +9,6 @@ gradients in ``.grad`` (AccumulateGrad) or returns them.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Mapping
 
 import glasstorch as torch  # noqa: F401  (as PyTorch's torch.autograd imports torch: torch.autograd.torch)
@@ -174,13 +173,6 @@ def _overridden(args) -> bool:
     return has is not None and has(args)
 
 
-_CREATE_GRAPH_CYCLE = (
-    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
-    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
-    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
-    "the cycle and avoid the leak.")
-
-
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
     """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (``torch.autograd.backward``)."""
     outputs = _output_list(tensors, "tensors")
@@ -201,8 +193,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     grads = _make_grads(outputs, grads_in)
     _check_roots(outputs)
-    if create_graph:
-        warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
     if input_list is not None:
         input_list = [_input_target(t) for t in input_list]
     roots = [_root(o) for o in outputs]

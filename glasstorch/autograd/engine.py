@@ -288,7 +288,8 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     the targets included.  ``is_grad``: this is ``autograd.grad``, for :func:`will_execute_node`.
     """
     if len(_tasks.__dict__.get("stack", ())) >= MAX_REENTRANT_DEPTH:  # Note [Reentrant backward on a worker]
-        return _reentrant_pool.run(execute, (roots, grads, keep_graph, create_graph, inputs, accumulate, is_grad))
+        return _reentrant_pool.run(execute, (roots, grads, keep_graph, create_graph, inputs, accumulate, is_grad,
+                                              targets))
     if accumulate and create_graph:
         warn_once(_CREATE_GRAPH_WARNING)
     stats = _stats
