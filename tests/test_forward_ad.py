@@ -71,6 +71,10 @@ COMPOSITIONS = {
     "linear": (lambda m, x, w, b: m.nn.functional.linear(x, w, b), [(2, 3), (4, 3), (4,)]),
     "conv_bias": (lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, stride=2), [(1, 2, 6, 6), (3, 2, 3, 3), (3,)]),
     "batch_norm_train": (lambda m, x: m.nn.functional.batch_norm(x, None, None, training=True), [(4, 3)]),
+    "batch_norm_train_affine": (lambda m, x, w, b: m.nn.functional.batch_norm(x, None, None, w, b, training=True),
+                                [(4, 3, 5), (3,), (3,)]),
+    "batch_norm_eval_affine": (lambda m, x, w, b: m.nn.functional.batch_norm(
+        x, m.linspace(-1, 1, 3, dtype=m.float64), m.linspace(0.5, 2, 3, dtype=m.float64), w, b), [(4, 3, 2), (3,), (3,)]),
     "embedding": (lambda m, w: m.nn.functional.embedding(m.tensor([[0, 2], [1, 1]]), w), [(3, 4)]),
     "max_pool": (lambda m, x: m.nn.functional.max_pool2d(x, 2), [(1, 1, 4, 4)]),
     "sort_topk": (lambda m, x: (x.sort(1)[0], x.topk(2)[0], x.max(1)[0], x.cummax(0)[0]), [(3, 4)]),
@@ -267,6 +271,10 @@ def _error_cases(m):
         "aten make_dual without level": lambda: m._make_dual(x, x, 0),
         "resize dual": inside(lambda: fw.make_dual(m.randn(3), m.randn(3)).resize_(3)),
         "aten make_dual bad level": inside(lambda: m._make_dual(x, x, 1)),
+        "batch_norm dual running_mean": inside(lambda: m.nn.functional.batch_norm(
+            fw.make_dual(x, x), fw.make_dual(x[0], x[0]), m.ones(4))),
+        "batch_norm dual running_var": inside(lambda: m.ops.aten._native_batch_norm_legit_no_training(
+            fw.make_dual(x, x), None, None, m.zeros(4), fw.make_dual(m.ones(4), m.ones(4)), 0.1, 1e-5)),
     }
 
 
