@@ -74,7 +74,8 @@ COMPOSITIONS = {
     "batch_norm_train_affine": (lambda m, x, w, b: m.nn.functional.batch_norm(x, None, None, w, b, training=True),
                                 [(4, 3, 5), (3,), (3,)]),
     "batch_norm_eval_affine": (lambda m, x, w, b: m.nn.functional.batch_norm(
-        x, m.linspace(-1, 1, 3, dtype=m.float64), m.linspace(0.5, 2, 3, dtype=m.float64), w, b), [(4, 3, 2), (3,), (3,)]),
+        x, m.linspace(-1, 1, 3, dtype=m.float64), m.linspace(0.5, 2, 3, dtype=m.float64), w, b),
+        [(4, 3, 2), (3,), (3,)]),
     "embedding": (lambda m, w: m.nn.functional.embedding(m.tensor([[0, 2], [1, 1]]), w), [(3, 4)]),
     "max_pool": (lambda m, x: m.nn.functional.max_pool2d(x, 2), [(1, 1, 4, 4)]),
     "sort_topk": (lambda m, x: (x.sort(1)[0], x.topk(2)[0], x.max(1)[0], x.cummax(0)[0]), [(3, 4)]),

@@ -50,7 +50,8 @@ __all__ = [
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
-    "bce_logits_target_backward", "layer_norm_backward", "layer_norm_jvp", "batch_norm_backward", "batch_norm_jvp", "group_norm_backward",
+    "bce_logits_target_backward", "layer_norm_backward", "layer_norm_jvp", "batch_norm_backward", "batch_norm_jvp",
+    "group_norm_backward",
     "rms_norm_backward", "convolution_backward", "convolution_jvp", "max_pool2d_backward", "avg_pool2d_backward",
     "adaptive_avg_pool2d_backward", "sdpa_backward", "gelu_double_backward",
 ]
