@@ -384,6 +384,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cosh as _op_cosh,
     cosh_ as _op_cosh_,
     cosh_out as _op_cosh_out,
+    cosine_similarity as _op_cosine_similarity,
     count_nonzero as _op_count_nonzero,
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
     count_nonzero_dim_IntList_out as _op_count_nonzero_dim_IntList_out,

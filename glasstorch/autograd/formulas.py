@@ -17,6 +17,7 @@ import math
 from .._core.dispatch_key import bit as _bit
 from .._core.dispatch_key import tls as _tls
 from .._core.user_warning import warn as _warn
+from .forward_grad import is_fw_grad_defined
 
 __all__ = [
     # generic
@@ -53,7 +54,8 @@ __all__ = [
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
-    "bce_logits_target_backward", "layer_norm_backward", "layer_norm_jvp", "batch_norm_backward", "group_norm_backward",
+    "bce_logits_target_backward", "layer_norm_backward", "layer_norm_jvp", "batch_norm_backward", "batch_norm_jvp",
+    "group_norm_backward",
     "rms_norm_backward", "convolution_backward", "convolution_jvp", "max_pool2d_backward", "avg_pool2d_backward",
     "adaptive_avg_pool2d_backward", "sdpa_backward", "gelu_double_backward",
 ]
@@ -1023,6 +1025,34 @@ def layer_norm_jvp(x_p, x_t, weight_p, weight_t, bias_t, mean, rstd, normalized_
 
 def _channel_shape(x):
     return (1, -1) + (1,) * (x.dim() - 2)
+
+
+def batch_norm_jvp(x_p, x_t, weight_p, weight_t, bias_t, running_mean, running_var, save_mean, save_invstd,
+                   training, eps):
+    """The tangent of native_batch_norm's output (PyTorch's ``batch_norm_jvp``): batch statistics in training,
+    the running ones (which must carry no tangent: they are not differentiable) in evaluation."""
+    shape = _channel_shape(x_p)
+    if training:
+        axes = [0] + list(range(2, x_p.dim()))
+        invstd = save_invstd.reshape(shape)
+        xhat = (x_p - save_mean.reshape(shape)) * invstd
+        out = invstd * (x_t - x_t.mean(axes, keepdim=True) - xhat * (x_t * xhat).mean(axes, keepdim=True))
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expect running_mean and running_var to have value when train=false")
+        if is_fw_grad_defined(running_mean._impl) or is_fw_grad_defined(running_var._impl):
+            raise RuntimeError("batch_norm is not differentiable wrt running_mean and running_var, they cannot have "
+                               "forward grad defined")
+        invstd = (running_var + eps).rsqrt().reshape(shape)
+        xhat = (x_p - running_mean.reshape(shape)) * invstd
+        out = x_t * invstd
+    if weight_p is not None:
+        out = out * weight_p.reshape(shape)
+    if _T.is_tensor(weight_t):
+        out = out + xhat * weight_t.reshape(shape)
+    if _T.is_tensor(bias_t):
+        out = out + bias_t.reshape(shape)
+    return out
 
 
 def batch_norm_backward(grad, x, weight, bias, running_mean, running_var, save_mean, save_invstd, training, eps):

@@ -23,7 +23,8 @@ from .._ops.factories import full_impl
 from .._tensor import views as _views
 from .._tensor.impl import AutogradMeta, TensorImpl
 
-__all__ = ["enter_dual_level", "exit_dual_level", "fw_grad", "fw_view_base", "set_fw_grad", "has_fw_grad"]
+__all__ = ["enter_dual_level", "exit_dual_level", "fw_grad", "fw_view_base", "set_fw_grad", "has_fw_grad",
+           "is_fw_grad_defined"]
 
 _levels: list = []  # per level, the tensors that hold one of its tangents (weakly)
 
@@ -83,6 +84,16 @@ def fw_grad(impl, level: int = 0):
     t = aten.as_strided(base_t, impl.sizes, impl.strides, impl.offset)
     _store(impl, t, level)
     return t
+
+
+def is_fw_grad_defined(impl, level: int = 0) -> bool:
+    """PyTorch's ``isFwGradDefined`` as a forward formula calls it: whether ``impl`` has a tangent, read while the
+    formula runs with forward grad mode off (so that its own ops record none)."""
+    mode, _gs.fw_grad_mode = _gs.fw_grad_mode, True
+    try:
+        return fw_grad(impl, level) is not None
+    finally:
+        _gs.fw_grad_mode = mode
 
 
 def has_fw_grad(*impls) -> bool:

@@ -388,6 +388,68 @@ def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
                 raise GradcheckError(_mismatch(a, n, i, j, part))
 
 
+def _random_directions(diff, outputs):
+    """Fast mode's random unit ``u`` per input that requires grad and unit ``v`` per differentiable output."""
+    return [_unit_vector(x) for x in diff], [_unit_vector(o) for o in outputs]
+
+
+def _unit_vector(x):
+    """PyTorch's ``_vec_from_tensor``: uniform entries scaled to norm 1 (so the absolute tolerance means the same
+    at every size)."""
+    u = _torch().rand(x.shape, dtype=x.dtype)
+    return u / u.norm() if u.numel() else u
+
+
+def _numerical_jvps(func, func_out, inputs, diff, us, eps) -> list:
+    """``num[j][i]``: the central difference of differentiable output i along ``us[j]`` on input j alone."""
+    num = []
+    for x, u in zip(diff, us, strict=False):
+        data = x.data
+        orig = data.clone()
+        data.copy_(orig - eps * u)
+        lo = _differentiable_like(func(*inputs), func_out)
+        data.copy_(orig + eps * u)
+        hi = _differentiable_like(func(*inputs), func_out)
+        data.copy_(orig)
+        _check_same_dtype_and_shape(lo, hi, eps)
+        num.append([(b - a) / (2 * eps) for a, b in zip(lo, hi, strict=False)])
+    return num
+
+
+def _fast_forward_ad_check(func, func_out, inputs, outputs, eps, rtol, atol) -> None:
+    """Fast mode's forward-AD check: ``v^T (J u)`` with ``J u`` from one dual pass per input, against the
+    numerical one; on a mismatch (or a complex input) the whole-Jacobian check runs and reports."""
+    torch = _torch()
+    diff = _diff_inputs(inputs)
+    tensor_outs = [o for o in _as_tuple(func_out) if _is_tensor(o)]
+    keep = [k for k, o in enumerate(tensor_outs) if o.requires_grad]
+    if not keep or any(x.is_complex() for x in diff):
+        _forward_ad_checks(func, func_out, inputs, outputs, eps, rtol, atol)
+        return
+    us = [_unit_vector(x) for x in diff]
+    num = _numerical_jvps(func, func_out, inputs, diff, us, eps)
+    positions = [k for k, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
+    agree = True
+    with _fwad.dual_level():
+        for j, (pos, u) in enumerate(zip(positions, us, strict=True)):
+            args = list(inputs)
+            args[pos] = _fwad.make_dual(inputs[pos].detach(), u)
+            outs = [o for o in _as_tuple(func(*args)) if _is_tensor(o)]
+            for i, k in enumerate(keep):
+                t = _fwad.unpack_dual(outs[k]).tangent
+                n = num[j][i]
+                ana = t.reshape(-1) if t is not None else torch.zeros(n.numel(), dtype=n.dtype)
+                agree = agree and _allclose(ana, n.reshape(-1).to(ana.dtype), rtol, _adjusted_atol(atol, u, None))
+    if not agree:  # outside the dual level: the whole-Jacobian check opens its own
+        _forward_ad_checks(func, func_out, inputs, outputs, eps, rtol, atol)
+
+
+def _adjusted_atol(atol, u, v) -> float:
+    """Fast mode compares ``v^T A u`` with ``v^T B u``: an element-wise ``atol`` becomes ``atol * sum(u) * sum(v)``
+    (``v`` None: forward mode compares ``J u`` itself)."""
+    return atol * float(u.sum()) * (1.0 if v is None else float(v.sum()))
+
+
 def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
                 complex_parts=None) -> None:
     """``v^T J u`` for random unit ``u`` (per input) and ``v`` (per output), numerically and analytically.
@@ -400,23 +462,8 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
     slow = (func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol, complex_parts)
     if not outputs or any(x.is_complex() for x in diff):
         return _slow_check(*slow)
-    us = []
-    for x in diff:
-        u = torch.rand(x.shape, dtype=x.dtype)
-        us.append(u / u.norm() if u.numel() else u)
-    vs = [torch.rand(o.shape, dtype=o.dtype) for o in outputs]
-    # numerical J u for every input, by perturbing along u
-    num = []
-    for x, u in zip(diff, us, strict=False):
-        data = x.data
-        orig = data.clone()
-        data.copy_(orig - eps * u)
-        lo = _differentiable_like(func(*inputs), func_out)
-        data.copy_(orig + eps * u)
-        hi = _differentiable_like(func(*inputs), func_out)
-        data.copy_(orig)
-        _check_same_dtype_and_shape(lo, hi, eps)
-        num.append([(b - a) / (2 * eps) for a, b in zip(lo, hi, strict=False)])
+    us, vs = _random_directions(diff, outputs)
+    num = _numerical_jvps(func, func_out, inputs, diff, us, eps)
     for i, (o, v) in enumerate(zip(outputs, vs, strict=False)):
         grads = torch.autograd.grad(o, diff, v, retain_graph=True, allow_unused=True)
         again = torch.autograd.grad(o, diff, v, retain_graph=True, allow_unused=True)  # PyTorch's reentrancy check
@@ -426,7 +473,7 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
         for j, (g, u) in enumerate(zip(grads, us, strict=False)):
             ana = (g * u).sum() if g is not None else torch.zeros((), dtype=u.dtype)
             numv = (num[j][i].to(v.dtype) * v).sum()
-            if not _allclose(ana.reshape(1), numv.reshape(1), rtol, atol):
+            if not _allclose(ana.reshape(1), numv.reshape(1), rtol, _adjusted_atol(atol, u, v)):
                 return _slow_check(*slow)
     return None
 
@@ -516,8 +563,9 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
                       nondet_tol, (complex_outs, part))
         else:
             check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
-    if check_forward_ad:  # always the whole Jacobian, also in fast mode
-        _forward_ad_checks(func, func_out, tupled, outputs, eps, rtol, atol)
+    if check_forward_ad:  # fast mode: J u per input (real inputs); else, or complex, the whole Jacobian
+        (_fast_forward_ad_check if fast_mode else _forward_ad_checks)(func, func_out, tupled, outputs, eps, rtol,
+                                                                      atol)
     if not check_backward_ad:
         return True
     if outputs:
@@ -534,8 +582,9 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
               check_backward_ad: bool = True, fast_mode: bool = False, masked=None) -> bool:
     """Check the analytical gradients of ``func`` against finite differences (``torch.autograd.gradcheck``).
 
-    ``check_forward_ad`` checks the Jacobian forward-mode AD computes as well (one pass per input element, fast
-    mode included); ``check_batched_grad`` and ``masked`` are accepted; batched (vmap) checks are not performed.
+    ``check_forward_ad`` checks the Jacobian forward-mode AD computes as well (one pass per input element; in fast
+    mode one per input, along the same kind of random direction as the backward check); ``check_batched_grad``
+    and ``masked`` are accepted; batched (vmap) checks are not performed.
     """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")

@@ -20,6 +20,7 @@ from glasstorch._generated import functions as _gen
 # ============================================================================================================
 
 # torch._C._nn bindings, used as they are by torch.nn.functional
+cosine_similarity = _gen.cosine_similarity  # aten::cosine_similarity (Distance.cpp's composite)
 gelu = _gen.gelu
 softplus = _gen.softplus
 logsigmoid = _gen.log_sigmoid
@@ -452,21 +453,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     if out is None:
         return input / denom
     return _torch.div(input, denom, out=out)
-
-
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (each norm clamped to ``eps``).
-
-    As ATen does, each input is divided by its own (clamped) norm first, which keeps the result in [-1, 1];
-    the clamp is applied without recording it, so gradients are those of the unclamped norms.
-    """
-    x1, x2 = _broadcast_pair(x1, x2)
-    n1 = _torch.linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clone()
-    n2 = _torch.linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clone()
-    with _torch.no_grad():
-        n1.clamp_min_(eps)
-        n2.clamp_min_(eps)
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):

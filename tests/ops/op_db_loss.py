@@ -339,6 +339,22 @@ def aten_kl_div_samples(dtype):
             yield Sample((x, y, red), {"log_target": log_target}, name=f"reduction {red} log_target={log_target}")
 
 
+def cosine_similarity_samples(dtype):
+    x1, x2 = T((4, 5)), T((4, 5), seed=1)
+    yield Sample((x1, x2), name="default dim 1")
+    yield Sample((x1, x2), {"dim": 0, "eps": 1e-3}, name="dim 0, eps")
+    yield Sample((T((2, 3)), T((1, 1), seed=1)), name="broadcast")
+    yield Sample((T((2, 3, 4)), T((4,), seed=1)), {"dim": -1}, name="broadcast last dim")
+    yield Sample((x1, T((4, 5), values=((0.0,) * 5,) * 4)), name="zero norm clamped")
+    yield Sample((T((6,), layout="strided"), T((6,), seed=1)), {"dim": 0}, name="strided")
+    yield Sample((T((3,), dtype="int8", low=1, high=4), T((3,), seed=1)), {"dim": 0}, name="int8 with float")
+
+
+def cosine_similarity_errors():
+    return [ErrorSample((T((3,), dtype="int64"), T((3,), dtype="int64")), {"dim": 0}, name="integral"),
+            ErrorSample((T((3, 2)), T((4, 2))), {"dim": 0}, name="broadcast")]
+
+
 def _aten_backward(name):
     """``torch.ops.aten.<name>`` for a bindingless NLL backward (``out=``: its ``grad_input``)."""
     def get(lib):
@@ -444,4 +460,7 @@ OPS = [
            samples=aten_bce_logits_samples, dtypes=LOSS_DTYPES),
     OpInfo("nn.functional.kl_div", aten=(), samples=kl_div_samples, dtypes=LOSS_DTYPES, errors=kl_div_errors),
     OpInfo("kl_div", aten=("kl_div",), samples=aten_kl_div_samples, dtypes=LOSS_DTYPES),
+    OpInfo("cosine_similarity", aten=("cosine_similarity",), samples=cosine_similarity_samples, dtypes=LOSS_DTYPES,
+           errors=cosine_similarity_errors),
+    OpInfo("nn.functional.cosine_similarity", aten=(), samples=cosine_similarity_samples, dtypes=LOSS_DTYPES),
 ]

@@ -31,6 +31,7 @@ from glasstorch._ops.decompositions import nn as _k_decompositions_nn
 from glasstorch._ops.kernels.cpu import activation as _k_kernels_cpu_activation
 from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
 from glasstorch._ops.kernels.cpu import random_ops as _k_kernels_cpu_random_ops
+from glasstorch._ops.decompositions import distance as _k_decompositions_distance
 from glasstorch._ops.decompositions import loss as _k_decompositions_loss
 from glasstorch._ops.kernels.cpu import loss as _k_kernels_cpu_loss
 from glasstorch._ops.kernels.cpu import optim as _k_kernels_cpu_optim
@@ -494,6 +495,7 @@ dropout_ = _def('dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)')
 native_dropout = _def('native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)')
 embedding = _def('embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor')
 embedding_renorm_ = _def('embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)')
+cosine_similarity = _def('cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor')
 cross_entropy_loss = _def('cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor')
 nll_loss_out = _def('nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)')
 nll_loss_nd = _def('nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor')
@@ -2527,6 +2529,7 @@ _reg(native_dropout, "Meta", _k_kernels_cpu_random_ops.native_dropout_impl)
 _reg(embedding, "CompositeExplicitAutograd", _k_kernels_cpu_activation.embedding_kernel)
 _reg(embedding_renorm_, "CPU", _k_kernels_cpu_activation.embedding_renorm_kernel)
 _reg(embedding_renorm_, "Meta", _k_kernels_cpu_activation.embedding_renorm_kernel)
+_reg(cosine_similarity, "CompositeImplicitAutograd", _k_decompositions_distance.cosine_similarity)
 _reg(cross_entropy_loss, "CompositeImplicitAutograd", _k_decompositions_loss.cross_entropy_loss)
 _reg(nll_loss_out, "CompositeImplicitAutograd", _k_decompositions_loss.nll_loss_out)
 _reg(nll_loss_nd, "CompositeImplicitAutograd", _k_decompositions_loss.nll_loss_nd)

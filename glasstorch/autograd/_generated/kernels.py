@@ -5637,7 +5637,7 @@ register_autograd('aten::_fused_rms_norm', _autograd__fused_rms_norm)
 
 
 _op_native_batch_norm = _get_op('aten::native_batch_norm')
-_fw_native_batch_norm = FwSpec(_op_native_batch_norm, (0, 1, 2), (False, False, False), 'functional', None)
+_fw_native_batch_norm = FwSpec(_op_native_batch_norm, (0, 1, 2), (False, False, False), 'functional', _n._NativeBatchNormBackward0_jvp)
 
 
 def _autograd_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -5671,7 +5671,7 @@ register_autograd('aten::native_batch_norm', _autograd_native_batch_norm)
 
 
 _op__native_batch_norm_legit = _get_op('aten::_native_batch_norm_legit')
-_fw__native_batch_norm_legit = FwSpec(_op__native_batch_norm_legit, (0, 1, 2), (False, False, False), 'functional', None)
+_fw__native_batch_norm_legit = FwSpec(_op__native_batch_norm_legit, (0, 1, 2), (False, False, False), 'functional', _n._NativeBatchNormLegitBackward0_jvp)
 
 
 def _autograd__native_batch_norm_legit(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -5705,7 +5705,7 @@ register_autograd('aten::_native_batch_norm_legit', _autograd__native_batch_norm
 
 
 _op__native_batch_norm_legit_no_stats = _get_op('aten::_native_batch_norm_legit.no_stats')
-_fw__native_batch_norm_legit_no_stats = FwSpec(_op__native_batch_norm_legit_no_stats, (0, 1, 2), (False, False, False), 'functional', None)
+_fw__native_batch_norm_legit_no_stats = FwSpec(_op__native_batch_norm_legit_no_stats, (0, 1, 2), (False, False, False), 'functional', _n._NativeBatchNormLegitBackward1_jvp)
 
 
 def _autograd__native_batch_norm_legit_no_stats(ks, input, weight, bias, training, momentum, eps):
@@ -5731,7 +5731,7 @@ register_autograd('aten::_native_batch_norm_legit.no_stats', _autograd__native_b
 
 
 _op__native_batch_norm_legit_no_training = _get_op('aten::_native_batch_norm_legit_no_training')
-_fw__native_batch_norm_legit_no_training = FwSpec(_op__native_batch_norm_legit_no_training, (0, 1, 2), (False, False, False), 'functional', None)
+_fw__native_batch_norm_legit_no_training = FwSpec(_op__native_batch_norm_legit_no_training, (0, 1, 2), (False, False, False), 'functional', _n._NativeBatchNormLegitNoTrainingBackward0_jvp)
 
 
 def _autograd__native_batch_norm_legit_no_training(ks, input, weight, bias, running_mean, running_var, momentum, eps):

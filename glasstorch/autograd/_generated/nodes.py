@@ -6741,12 +6741,16 @@ class NativeBatchNormBackward0(NodeBase):
         return self.eps_
 
 
+def _NativeBatchNormBackward0_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, training, momentum, eps, result):
+    return (batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, running_mean, running_var, result[1], result[2], training, eps), None, None)
+
+
 def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result):
     return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], training, eps)
 
 
 class NativeBatchNormLegitBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:124)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -6836,12 +6840,16 @@ class NativeBatchNormLegitBackward0(NodeBase):
         return self.eps_
 
 
+def _NativeBatchNormLegitBackward0_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, training, momentum, eps, result):
+    return (batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, running_mean, running_var, result[1], result[2], training, eps), None, None)
+
+
 def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training, eps, result):
     return batch_norm_backward(grad, input, weight, bias, None, None, result[1], result[2], training, eps)
 
 
 class NativeBatchNormLegitBackward1(NodeBase):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:127)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -6913,12 +6921,16 @@ class NativeBatchNormLegitBackward1(NodeBase):
         return self.eps_
 
 
+def _NativeBatchNormLegitBackward1_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, training, momentum, eps, result):
+    return (batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, None, None, result[1], result[2], training, eps), None, None)
+
+
 def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, eps, result):
     return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], False, eps)
 
 
 class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:134)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7003,12 +7015,16 @@ class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
         return self.eps_
 
 
+def _NativeBatchNormLegitNoTrainingBackward0_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, momentum, eps, result):
+    return (batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, running_mean, running_var, result[1], result[2], False, eps), None, None)
+
+
 def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, group, result):
     return group_norm_backward(grads, input, result[1], result[2], weight, bias, N, C, HxW, group)
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:139)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7095,7 +7111,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:138)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:142)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -7138,7 +7154,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:143)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:147)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -7182,7 +7198,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7202,7 +7218,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')

@@ -59,6 +59,11 @@ def _compute_type(dtype):
     return np.float32 if dtype in _HALF else np.float64
 
 
+def _opmath_type(dtype):
+    """``at::opmath_type`` on the CPU: float for float, half and bfloat16; double for double."""
+    return np.float64 if dtype is _dt.float64 else np.float32
+
+
 def _np(t: TensorImpl | None, ct):
     return None if t is None else t.as_numpy().astype(ct)
 
@@ -157,7 +162,7 @@ def native_layer_norm_kernel(input, normalized_shape, weight, bias, eps):
     rstd = empty_contiguous(stat_shape, pdt, input.device)
     if _is_meta(input, weight, bias) or input.numel() == 0:
         return out, mean, rstd
-    ct = _compute_type(input.dtype)
+    ct = _opmath_type(input.dtype)  # as LayerNormKernelImpl: float statistics for a float input
     x = input.as_numpy().astype(ct)
     axes = tuple(range(axis, input.ndim))
     with np.errstate(all="ignore"):

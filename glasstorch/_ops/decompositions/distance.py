@@ -1,0 +1,48 @@
+"""Distance decompositions (CompositeImplicitAutograd) — PyTorch's ``aten/src/ATen/native/Distance.cpp``.
+
+``cosine_similarity`` follows ATen's order of operations: integral inputs are converted to the (floating) common
+dtype, both sides expanded to one shape, each divided by its own 2-norm clamped to ``eps`` (the clamp runs with
+grad mode off on a clone of the norm, so the gradient is that of the unclamped norm), then multiplied and summed.
+
+Invariant: nothing here touches tensor data; every computation is another operator call.
+"""
+
+from __future__ import annotations
+
+from ..._core import dtype as _dt
+from ..._core import shape as _shape
+from ..._core.grad_state import state as _grad_state
+from ..aten import aten
+from ..tensor_iterator import common_dtype
+
+__all__ = ["cosine_similarity"]
+
+
+def _expand_outplace(a, b):
+    """ATen's ``expand_outplace``: both sides at the broadcast shape (untouched when the shapes agree)."""
+    if a.sizes == b.sizes:
+        return a, b
+    shape = _shape.broadcast_shapes(a.sizes, b.sizes)
+    return aten.expand(a, shape, False), aten.expand(b, shape, False)
+
+
+def _clamped_norm(x, dim, eps):
+    norm = aten.clone(aten.linalg_vector_norm(x, 2, [dim], True, None), None)
+    enabled = _grad_state.enabled
+    _grad_state.enabled = False  # at::NoGradGuard: the clamp is not recorded
+    try:
+        aten.clamp_min_(norm, eps)
+    finally:
+        _grad_state.enabled = enabled
+    return norm
+
+
+def cosine_similarity(x1, x2, dim, eps):
+    common = common_dtype((x1, x2))
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dt.name_of(common)}")
+    x1, x2 = (aten._to_copy(x, common, None, None, None, False, None)
+              if not (x.dtype.is_floating_point or x.dtype.is_complex) else x for x in (x1, x2))
+    x1, x2 = _expand_outplace(x1, x2)
+    return aten.sum_dim_IntList(aten.mul_Tensor(aten.div_Tensor(x1, _clamped_norm(x1, dim, eps)),
+                                                aten.div_Tensor(x2, _clamped_norm(x2, dim, eps))), [dim], False, None)
