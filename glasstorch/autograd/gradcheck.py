@@ -432,8 +432,11 @@ def _fast_forward_ad_check(func, func_out, inputs, outputs, eps, rtol, atol) -> 
     agree = True
     with _fwad.dual_level():
         for j, (pos, u) in enumerate(zip(positions, us, strict=True)):
+            # as PyTorch's: every differentiable input is a dual (zero tangent), input j's tangent is u
             args = list(inputs)
-            args[pos] = _fwad.make_dual(inputs[pos].detach(), u)
+            for q in positions:
+                x = inputs[q]
+                args[q] = _fwad.make_dual(x.detach(), u if q == pos else torch.zeros(x.shape, dtype=x.dtype))
             outs = [o for o in _as_tuple(func(*args)) if _is_tensor(o)]
             for i, k in enumerate(keep):
                 t = _fwad.unpack_dual(outs[k]).tangent
