@@ -71,6 +71,20 @@ class PinnedPyObject:
         return self.obj
 
 
+# PyTorch's names of the sparse layouts in messages: c10's Layout printing, and the TensorImpl class of each
+_SPARSE_NAMES = {sparse_coo: "Sparse", sparse_csr: "SparseCsr", sparse_csc: "SparseCsc", sparse_bsr: "SparseBsr",
+                 sparse_bsc: "SparseBsc"}
+_SPARSE_KIND = {sparse_csr: "CSR", sparse_csc: "CSC", sparse_bsr: "BSR", sparse_bsc: "BSC"}
+
+
+def _impl_type(impl) -> str:
+    """The C++ TensorImpl class PyTorch would use for ``impl`` (set_data requires equal ones)."""
+    sp = impl.sparse
+    if sp is None:
+        return "TensorImpl"
+    return "SparseTensorImpl" if sp.layout is sparse_coo else "SparseCsrTensorImpl"
+
+
 def wrap(impl: TensorImpl, cls=None) -> Tensor:
     """The public Tensor for an impl: the existing one if the impl has one alive (PyTorch's pyobj slot)."""
     ref = impl.pyobj
@@ -252,6 +266,8 @@ class Tensor:
         return sizes[_shape.wrap_dim(dim, len(sizes), False)]
 
     def stride(self, dim=None):
+        if self._impl.sparse is not None and self._impl.sparse.layout is not sparse_coo:
+            raise RuntimeError(f"Sparse {_SPARSE_KIND[self._impl.sparse.layout]} tensors do not have strides")
         strides = self._impl.strides
         if dim is None:
             return strides
@@ -270,7 +286,7 @@ class Tensor:
 
     @property
     def layout(self):
-        return strided
+        return self._impl.layout
 
     def dim(self) -> int:
         return len(self._impl.sizes)
@@ -311,7 +327,13 @@ class Tensor:
 
     @property
     def is_sparse(self) -> bool:
-        return False
+        sp = self._impl.sparse
+        return sp is not None and sp.layout is sparse_coo
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        sp = self._impl.sparse
+        return sp is not None and sp.layout is sparse_csr
 
     @property
     def is_quantized(self) -> bool:
@@ -362,6 +384,8 @@ class Tensor:
 
     def is_contiguous(self, memory_format=contiguous_format) -> bool:
         impl = self._impl
+        if impl.sparse is not None:
+            return False
         if memory_format is contiguous_format:
             return impl.is_contiguous()
         if type(memory_format) is not _memory_format_type:
@@ -377,6 +401,8 @@ class Tensor:
         return _shape.is_non_overlapping_and_dense(self._impl.sizes, self._impl.strides)
 
     def untyped_storage(self):
+        if self._impl.sparse is not None:
+            raise NotImplementedError(f"Cannot access storage of {_impl_type(self._impl)}")
         return self._impl.storage
 
     @_subclass_protocol
@@ -397,6 +423,8 @@ class Tensor:
         return TypedStorage._new_wrapped(self._impl.storage, self._impl.dtype)
 
     def data_ptr(self) -> int:
+        if self._impl.sparse is not None:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         return self._impl.data_ptr()
 
     def record_stream(self, stream) -> None:
@@ -649,8 +677,9 @@ class Tensor:
         impl = self._impl
         out = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device,
                          VersionCounter())
-        if impl.is_inference():  # still an inference tensor, with a counter that counts (as PyTorch's)
+        if impl.is_inference() or impl.sparse is not None:  # an inference tensor (counting), or a sparse one
             out.key_set = impl.key_set
+            out.sparse = impl.sparse
         else:
             out.key_set |= impl.key_set & _MATH_BITS  # the same values: lazy conj/neg bits kept (Note [Math bits])
         out.allow_metadata_change = False
@@ -661,6 +690,10 @@ class Tensor:
         if not isinstance(new, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
         src, dst = new._impl, self._impl
+        if _impl_type(src) != _impl_type(dst):
+            raise RuntimeError("Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+                               "incompatible tensor type.")
+        dst.sparse = src.sparse
         if self.requires_grad and not (src.dtype.is_floating_point or src.dtype.is_complex):
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         dst.storage, dst.dtype, dst.device, dst.key_set = src.storage, src.dtype, src.device, src.key_set
@@ -794,6 +827,9 @@ class Tensor:
 
     def numpy(self, *, force=False) -> np.ndarray:
         impl = self._impl
+        if impl.sparse is not None:
+            raise TypeError(f"can't convert {_SPARSE_NAMES[impl.sparse.layout]} layout tensor to numpy. Use "
+                            f"Tensor.to_dense() first.")
         if impl.device.type != "cpu":
             raise TypeError(f"can't convert {impl.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                             f"tensor to host memory first.")

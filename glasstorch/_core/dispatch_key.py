@@ -4,7 +4,7 @@ A key set is a Python ``int`` used as a bit set.  Bit position = priority: a cal
 the *highest* set bit (``ks.bit_length() - 1``).  We flatten PyTorch's (functionality x backend)
 layout into one ordered list of runtime keys, keeping PyTorch's order:
 
-    backends (CPU < CUDA < PrivateUse1 < Meta)  <  BackendSelect  <  Python  <  Functionalize  <  Conjugate
+    backends (CPU < CUDA < PrivateUse1 < Meta)  <  SparseCPU < SparseCsrCPU  <  BackendSelect  <  Python  <  Functionalize  <  Conjugate
     <  Negative  <  ADInplaceOrView  <  AutogradOther < AutogradCPU < AutogradCUDA < AutogradPrivateUse1 < AutogradMeta
     <  AutocastCPU < AutocastCUDA < AutocastPrivateUse1  <  PythonTLSSnapshot  <  PythonDispatcher
 
@@ -22,12 +22,14 @@ import threading
 from . import thread_state
 
 __all__ = ["DispatchKey", "RUNTIME_KEYS", "key_name", "keyset_names", "tls", "backend_keyset_for_device",
+           "SPARSE_KEYS", "SPARSE_SET",
            "ALIAS_KEYS", "alias_expansion", "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
 
 # Runtime keys, lowest priority first.  The emulated accelerator is PyTorch's PrivateUse1 (renamed "emu").
 RUNTIME_KEYS = (
     "Undefined",
     "CPU", "CUDA", "PrivateUse1", "Meta",
+    "SparseCPU", "SparseCsrCPU",  # the Sparse and SparseCsr functionalities of the CPU backend (sparse layouts)
     "BackendSelect",
     "Python",
     "Functionalize",
@@ -55,6 +57,10 @@ FULL_SET = (1 << NUM_KEYS) - 1
 BACKEND_KEYS = ("CPU", "CUDA", "PrivateUse1", "Meta")
 AUTOGRAD_KEYS = ("AutogradOther", "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1", "AutogradMeta")
 AUTOCAST_KEYS = ("AutocastCPU", "AutocastCUDA", "AutocastPrivateUse1")
+# Note [Sparse keys]: PyTorch's Sparse and SparseCsr functionalities rank above Dense, so a call with any sparse
+# argument runs the sparse kernel.  CompositeImplicitAutograd covers them (a decomposition works on any layout);
+# CompositeExplicitAutograd does not: our composite kernels read strided data, so a sparse op registers its own.
+SPARSE_KEYS = ("SparseCPU", "SparseCsrCPU")
 
 
 def bit(name: str) -> int:
@@ -69,6 +75,7 @@ def keyset(*names: str) -> int:
 
 
 BACKEND_SET = keyset(*BACKEND_KEYS)
+SPARSE_SET = keyset(*SPARSE_KEYS)
 AUTOGRAD_SET = keyset(*AUTOGRAD_KEYS)
 AUTOCAST_SET = keyset(*AUTOCAST_KEYS)
 MATH_BITS = keyset("Conjugate", "Negative")
@@ -115,7 +122,7 @@ def alias_expansion(alias: str) -> tuple:
     if alias == "Autograd":
         return AUTOGRAD_KEYS
     if alias == "CompositeImplicitAutograd":
-        return ("Undefined",) + BACKEND_KEYS + AUTOGRAD_KEYS
+        return ("Undefined",) + BACKEND_KEYS + SPARSE_KEYS + AUTOGRAD_KEYS
     if alias in ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional"):
         return ("Undefined",) + BACKEND_KEYS
     raise KeyError(alias)

@@ -11,6 +11,8 @@ from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _coalesce as _op__coalesce,
+    _coalesced_ as _op__coalesced_,
     _conj as _op__conj,
     _conj_physical as _op__conj_physical,
     _convolution as _op__convolution,
@@ -105,6 +107,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _fused_sdp_choice as _op__fused_sdp_choice,
     _fw_primal as _op__fw_primal,
     _index_put_impl_ as _op__index_put_impl_,
+    _indices as _op__indices,
     _linalg_det as _op__linalg_det,
     _linalg_det_result as _op__linalg_det_result,
     _linalg_eigh as _op__linalg_eigh,
@@ -125,6 +128,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
     _neg_view as _op__neg_view,
     _new_zeros_with_same_feature_meta as _op__new_zeros_with_same_feature_meta,
+    _nnz as _op__nnz,
     _pad_circular as _op__pad_circular,
     _pad_enum as _op__pad_enum,
     _reshape_alias as _op__reshape_alias,
@@ -134,6 +138,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
     _softmax as _op__softmax,
     _softmax_out as _op__softmax_out,
+    _sparse_compressed_tensor_unsafe as _op__sparse_compressed_tensor_unsafe,
+    _sparse_coo_tensor_with_dims_and_tensors as _op__sparse_coo_tensor_with_dims_and_tensors,
     _test_autograd_multiple_dispatch_fullcoverage as _op__test_autograd_multiple_dispatch_fullcoverage,
     _test_autograd_multiple_dispatch_fullcoverage_out as _op__test_autograd_multiple_dispatch_fullcoverage_out,
     _test_autograd_multiple_dispatch_ntonly as _op__test_autograd_multiple_dispatch_ntonly,
@@ -142,10 +148,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _test_autograd_multiple_dispatch_view_copy_out as _op__test_autograd_multiple_dispatch_view_copy_out,
     _test_warn_in_autograd as _op__test_warn_in_autograd,
     _to_copy as _op__to_copy,
+    _to_dense as _op__to_dense,
+    _to_sparse as _op__to_sparse,
+    _to_sparse_bsc as _op__to_sparse_bsc,
+    _to_sparse_bsr as _op__to_sparse_bsr,
+    _to_sparse_csc as _op__to_sparse_csc,
+    _to_sparse_csr as _op__to_sparse_csr,
+    _to_sparse_sparse_dim as _op__to_sparse_sparse_dim,
     _unique as _op__unique,
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,
     _unsafe_view as _op__unsafe_view,
+    _values as _op__values,
     abs as _op_abs,
     abs_ as _op_abs_,
     abs_out as _op_abs_out,
@@ -315,6 +329,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cartesian_prod as _op_cartesian_prod,
     cat as _op_cat,
     cat_out as _op_cat_out,
+    ccol_indices as _op_ccol_indices,
     ceil as _op_ceil,
     ceil_ as _op_ceil_,
     ceil_out as _op_ceil_out,
@@ -352,6 +367,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     clip__Tensor as _op_clip__Tensor,
     clip_out as _op_clip_out,
     clone as _op_clone,
+    coalesce as _op_coalesce,
+    col_indices as _op_col_indices,
     column_stack as _op_column_stack,
     column_stack_out as _op_column_stack_out,
     complex as _op_complex,
@@ -392,6 +409,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cross as _op_cross,
     cross_entropy_loss as _op_cross_entropy_loss,
     cross_out as _op_cross_out,
+    crow_indices as _op_crow_indices,
     cummax as _op_cummax,
     cummax_out as _op_cummax_out,
     cummin as _op_cummin,
@@ -405,6 +423,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     deg2rad as _op_deg2rad,
     deg2rad_ as _op_deg2rad_,
     deg2rad_out as _op_deg2rad_out,
+    dense_dim as _op_dense_dim,
     det as _op_det,
     diag as _op_diag,
     diag_embed as _op_diag_embed,
@@ -646,10 +665,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     index_put_ as _op_index_put_,
     index_select as _op_index_select,
     index_select_out as _op_index_select_out,
+    indices as _op_indices,
     inner as _op_inner,
     inner_out as _op_inner_out,
     inverse as _op_inverse,
     inverse_out as _op_inverse_out,
+    is_coalesced as _op_is_coalesced,
     isclose as _op_isclose,
     isfinite as _op_isfinite,
     isinf as _op_isinf,
@@ -1044,6 +1065,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     round_decimals as _op_round_decimals,
     round_decimals_out as _op_round_decimals_out,
     round_out as _op_round_out,
+    row_indices as _op_row_indices,
     rsqrt as _op_rsqrt,
     rsqrt_ as _op_rsqrt_,
     rsqrt_out as _op_rsqrt_out,
@@ -1127,6 +1149,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sort_stable as _op_sort_stable,
     sort_values as _op_sort_values,
     sort_values_stable as _op_sort_values_stable,
+    sparse_dim as _op_sparse_dim,
+    sparse_mask as _op_sparse_mask,
     special_airy_ai as _op_special_airy_ai,
     special_airy_ai_out as _op_special_airy_ai_out,
     special_bessel_j0 as _op_special_bessel_j0,
@@ -1377,6 +1401,13 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     threshold_backward_grad_input as _op_threshold_backward_grad_input,
     threshold_out as _op_threshold_out,
     tile as _op_tile,
+    to_dense as _op_to_dense,
+    to_sparse as _op_to_sparse,
+    to_sparse_bsc as _op_to_sparse_bsc,
+    to_sparse_bsr as _op_to_sparse_bsr,
+    to_sparse_csc as _op_to_sparse_csc,
+    to_sparse_csr as _op_to_sparse_csr,
+    to_sparse_sparse_dim as _op_to_sparse_sparse_dim,
     topk as _op_topk,
     topk_values as _op_topk_values,
     trace as _op_trace,
@@ -1420,6 +1451,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     unsqueeze_ as _op_unsqueeze_,
     unsqueeze_copy as _op_unsqueeze_copy,
     unsqueeze_copy_out as _op_unsqueeze_copy_out,
+    values as _op_values,
     var as _op_var,
     var_correction as _op_var_correction,
     var_correction_out as _op_var_correction_out,
@@ -12407,6 +12439,53 @@ def argwhere(*args, **kwargs):
     return _wrap(_op_argwhere.call(a[0]))
 
 
+_sig__sparse_coo_tensor_with_dims_and_tensors = _Signatures('_sparse_coo_tensor_with_dims_and_tensors', [
+    '_sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? is_coalesced=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _sparse_coo_tensor_with_dims_and_tensors(*args, **kwargs):
+    """_sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? is_coalesced=None, bool requires_grad=False)"""
+    try:
+        i, a = _sig__sparse_coo_tensor_with_dims_and_tensors.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _sparse_coo_tensor_with_dims_and_tensors, args, kwargs)
+    return _requires_grad(a[10], _op__sparse_coo_tensor_with_dims_and_tensors.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]))
+
+
+_sig__sparse_compressed_tensor_unsafe = _Signatures('_sparse_compressed_tensor_unsafe', [
+    '_sparse_compressed_tensor_unsafe(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _sparse_compressed_tensor_unsafe(*args, **kwargs):
+    """_sparse_compressed_tensor_unsafe(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    try:
+        i, a = _sig__sparse_compressed_tensor_unsafe.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _sparse_compressed_tensor_unsafe, args, kwargs)
+    return _requires_grad(a[8], _op__sparse_compressed_tensor_unsafe.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig__coalesce = _Signatures('_coalesce', [
+    '_coalesce(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _coalesce(*args, **kwargs):
+    """_coalesce(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op__coalesce.call(_a0._impl))
+    try:
+        i, a = _sig__coalesce.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _coalesce, args, kwargs)
+    return _wrap(_op__coalesce.call(a[0]))
+
+
 _sig_lgamma = _Signatures('lgamma', [
     'lgamma(Tensor input, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -16458,7 +16537,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

@@ -11,6 +11,8 @@ from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _coalesce as _op__coalesce,
+    _coalesced_ as _op__coalesced_,
     _conj as _op__conj,
     _conj_physical as _op__conj_physical,
     _convolution as _op__convolution,
@@ -105,6 +107,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _fused_sdp_choice as _op__fused_sdp_choice,
     _fw_primal as _op__fw_primal,
     _index_put_impl_ as _op__index_put_impl_,
+    _indices as _op__indices,
     _linalg_det as _op__linalg_det,
     _linalg_det_result as _op__linalg_det_result,
     _linalg_eigh as _op__linalg_eigh,
@@ -125,6 +128,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
     _neg_view as _op__neg_view,
     _new_zeros_with_same_feature_meta as _op__new_zeros_with_same_feature_meta,
+    _nnz as _op__nnz,
     _pad_circular as _op__pad_circular,
     _pad_enum as _op__pad_enum,
     _reshape_alias as _op__reshape_alias,
@@ -134,6 +138,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
     _softmax as _op__softmax,
     _softmax_out as _op__softmax_out,
+    _sparse_compressed_tensor_unsafe as _op__sparse_compressed_tensor_unsafe,
+    _sparse_coo_tensor_with_dims_and_tensors as _op__sparse_coo_tensor_with_dims_and_tensors,
     _test_autograd_multiple_dispatch_fullcoverage as _op__test_autograd_multiple_dispatch_fullcoverage,
     _test_autograd_multiple_dispatch_fullcoverage_out as _op__test_autograd_multiple_dispatch_fullcoverage_out,
     _test_autograd_multiple_dispatch_ntonly as _op__test_autograd_multiple_dispatch_ntonly,
@@ -142,10 +148,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _test_autograd_multiple_dispatch_view_copy_out as _op__test_autograd_multiple_dispatch_view_copy_out,
     _test_warn_in_autograd as _op__test_warn_in_autograd,
     _to_copy as _op__to_copy,
+    _to_dense as _op__to_dense,
+    _to_sparse as _op__to_sparse,
+    _to_sparse_bsc as _op__to_sparse_bsc,
+    _to_sparse_bsr as _op__to_sparse_bsr,
+    _to_sparse_csc as _op__to_sparse_csc,
+    _to_sparse_csr as _op__to_sparse_csr,
+    _to_sparse_sparse_dim as _op__to_sparse_sparse_dim,
     _unique as _op__unique,
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,
     _unsafe_view as _op__unsafe_view,
+    _values as _op__values,
     abs as _op_abs,
     abs_ as _op_abs_,
     abs_out as _op_abs_out,
@@ -315,6 +329,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cartesian_prod as _op_cartesian_prod,
     cat as _op_cat,
     cat_out as _op_cat_out,
+    ccol_indices as _op_ccol_indices,
     ceil as _op_ceil,
     ceil_ as _op_ceil_,
     ceil_out as _op_ceil_out,
@@ -352,6 +367,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     clip__Tensor as _op_clip__Tensor,
     clip_out as _op_clip_out,
     clone as _op_clone,
+    coalesce as _op_coalesce,
+    col_indices as _op_col_indices,
     column_stack as _op_column_stack,
     column_stack_out as _op_column_stack_out,
     complex as _op_complex,
@@ -392,6 +409,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cross as _op_cross,
     cross_entropy_loss as _op_cross_entropy_loss,
     cross_out as _op_cross_out,
+    crow_indices as _op_crow_indices,
     cummax as _op_cummax,
     cummax_out as _op_cummax_out,
     cummin as _op_cummin,
@@ -405,6 +423,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     deg2rad as _op_deg2rad,
     deg2rad_ as _op_deg2rad_,
     deg2rad_out as _op_deg2rad_out,
+    dense_dim as _op_dense_dim,
     det as _op_det,
     diag as _op_diag,
     diag_embed as _op_diag_embed,
@@ -646,10 +665,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     index_put_ as _op_index_put_,
     index_select as _op_index_select,
     index_select_out as _op_index_select_out,
+    indices as _op_indices,
     inner as _op_inner,
     inner_out as _op_inner_out,
     inverse as _op_inverse,
     inverse_out as _op_inverse_out,
+    is_coalesced as _op_is_coalesced,
     isclose as _op_isclose,
     isfinite as _op_isfinite,
     isinf as _op_isinf,
@@ -1044,6 +1065,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     round_decimals as _op_round_decimals,
     round_decimals_out as _op_round_decimals_out,
     round_out as _op_round_out,
+    row_indices as _op_row_indices,
     rsqrt as _op_rsqrt,
     rsqrt_ as _op_rsqrt_,
     rsqrt_out as _op_rsqrt_out,
@@ -1127,6 +1149,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sort_stable as _op_sort_stable,
     sort_values as _op_sort_values,
     sort_values_stable as _op_sort_values_stable,
+    sparse_dim as _op_sparse_dim,
+    sparse_mask as _op_sparse_mask,
     special_airy_ai as _op_special_airy_ai,
     special_airy_ai_out as _op_special_airy_ai_out,
     special_bessel_j0 as _op_special_bessel_j0,
@@ -1377,6 +1401,13 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     threshold_backward_grad_input as _op_threshold_backward_grad_input,
     threshold_out as _op_threshold_out,
     tile as _op_tile,
+    to_dense as _op_to_dense,
+    to_sparse as _op_to_sparse,
+    to_sparse_bsc as _op_to_sparse_bsc,
+    to_sparse_bsr as _op_to_sparse_bsr,
+    to_sparse_csc as _op_to_sparse_csc,
+    to_sparse_csr as _op_to_sparse_csr,
+    to_sparse_sparse_dim as _op_to_sparse_sparse_dim,
     topk as _op_topk,
     topk_values as _op_topk_values,
     trace as _op_trace,
@@ -1420,6 +1451,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     unsqueeze_ as _op_unsqueeze_,
     unsqueeze_copy as _op_unsqueeze_copy,
     unsqueeze_copy_out as _op_unsqueeze_copy_out,
+    values as _op_values,
     var as _op_var,
     var_correction as _op_var_correction,
     var_correction_out as _op_var_correction_out,
@@ -8491,6 +8523,503 @@ def argwhere(self, *args, **kwargs):
     return _wrap(_op_argwhere.call(self._impl))
 
 
+_sig_to_dense = _Signatures('to_dense', [
+    'to_dense(ScalarType? dtype=None, *, bool? masked_grad=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def to_dense(self, *args, **kwargs):
+    """to_dense(ScalarType? dtype=None, *, bool? masked_grad=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, to_dense, (self,) + args, kwargs)
+    try:
+        i, a = _sig_to_dense.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, to_dense, (self,) + args, kwargs)
+    return _wrap(_op_to_dense.call(self._impl, a[0], a[1]))
+
+
+_sig__to_dense = _Signatures('_to_dense', [
+    '_to_dense(ScalarType? dtype=None, bool? masked_grad=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _to_dense(self, *args, **kwargs):
+    """_to_dense(ScalarType? dtype=None, bool? masked_grad=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _to_dense, (self,) + args, kwargs)
+    try:
+        i, a = _sig__to_dense.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _to_dense, (self,) + args, kwargs)
+    return _wrap(_op__to_dense.call(self._impl, a[0], a[1]))
+
+
+_sig_to_sparse = _Signatures('to_sparse', [
+    'to_sparse(*, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None)',
+    'to_sparse(int sparse_dim)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def to_sparse(self, *args, **kwargs):
+    """to_sparse(*, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, to_sparse, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_to_sparse.call(self._impl, None, None, None))
+    else:
+        try:
+            i, a = _sig_to_sparse.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, to_sparse, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_to_sparse.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_to_sparse_sparse_dim.call(self._impl, a[0]))
+
+
+_sig__to_sparse = _Signatures('_to_sparse', [
+    '_to_sparse(*, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None)',
+    '_to_sparse(int sparse_dim)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _to_sparse(self, *args, **kwargs):
+    """_to_sparse(*, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _to_sparse, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op__to_sparse.call(self._impl, None, None, None))
+    else:
+        try:
+            i, a = _sig__to_sparse.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _to_sparse, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op__to_sparse.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op__to_sparse_sparse_dim.call(self._impl, a[0]))
+
+
+_sig_to_sparse_csr = _Signatures('to_sparse_csr', [
+    'to_sparse_csr(int? dense_dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def to_sparse_csr(self, *args, **kwargs):
+    """to_sparse_csr(int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, to_sparse_csr, (self,) + args, kwargs)
+    try:
+        i, a = _sig_to_sparse_csr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, to_sparse_csr, (self,) + args, kwargs)
+    return _wrap(_op_to_sparse_csr.call(self._impl, a[0]))
+
+
+_sig__to_sparse_csr = _Signatures('_to_sparse_csr', [
+    '_to_sparse_csr(int? dense_dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _to_sparse_csr(self, *args, **kwargs):
+    """_to_sparse_csr(int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _to_sparse_csr, (self,) + args, kwargs)
+    try:
+        i, a = _sig__to_sparse_csr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _to_sparse_csr, (self,) + args, kwargs)
+    return _wrap(_op__to_sparse_csr.call(self._impl, a[0]))
+
+
+_sig_to_sparse_csc = _Signatures('to_sparse_csc', [
+    'to_sparse_csc(int? dense_dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def to_sparse_csc(self, *args, **kwargs):
+    """to_sparse_csc(int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, to_sparse_csc, (self,) + args, kwargs)
+    try:
+        i, a = _sig_to_sparse_csc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, to_sparse_csc, (self,) + args, kwargs)
+    return _wrap(_op_to_sparse_csc.call(self._impl, a[0]))
+
+
+_sig__to_sparse_csc = _Signatures('_to_sparse_csc', [
+    '_to_sparse_csc(int? dense_dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _to_sparse_csc(self, *args, **kwargs):
+    """_to_sparse_csc(int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _to_sparse_csc, (self,) + args, kwargs)
+    try:
+        i, a = _sig__to_sparse_csc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _to_sparse_csc, (self,) + args, kwargs)
+    return _wrap(_op__to_sparse_csc.call(self._impl, a[0]))
+
+
+_sig_to_sparse_bsr = _Signatures('to_sparse_bsr', [
+    'to_sparse_bsr(int[2] blocksize, int? dense_dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def to_sparse_bsr(self, *args, **kwargs):
+    """to_sparse_bsr(int[2] blocksize, int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, to_sparse_bsr, (self,) + args, kwargs)
+    try:
+        i, a = _sig_to_sparse_bsr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, to_sparse_bsr, (self,) + args, kwargs)
+    return _wrap(_op_to_sparse_bsr.call(self._impl, a[0], a[1]))
+
+
+_sig__to_sparse_bsr = _Signatures('_to_sparse_bsr', [
+    '_to_sparse_bsr(int[2] blocksize, int? dense_dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _to_sparse_bsr(self, *args, **kwargs):
+    """_to_sparse_bsr(int[2] blocksize, int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _to_sparse_bsr, (self,) + args, kwargs)
+    try:
+        i, a = _sig__to_sparse_bsr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _to_sparse_bsr, (self,) + args, kwargs)
+    return _wrap(_op__to_sparse_bsr.call(self._impl, a[0], a[1]))
+
+
+_sig_to_sparse_bsc = _Signatures('to_sparse_bsc', [
+    'to_sparse_bsc(int[2] blocksize, int? dense_dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def to_sparse_bsc(self, *args, **kwargs):
+    """to_sparse_bsc(int[2] blocksize, int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, to_sparse_bsc, (self,) + args, kwargs)
+    try:
+        i, a = _sig_to_sparse_bsc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, to_sparse_bsc, (self,) + args, kwargs)
+    return _wrap(_op_to_sparse_bsc.call(self._impl, a[0], a[1]))
+
+
+_sig__to_sparse_bsc = _Signatures('_to_sparse_bsc', [
+    '_to_sparse_bsc(int[2] blocksize, int? dense_dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _to_sparse_bsc(self, *args, **kwargs):
+    """_to_sparse_bsc(int[2] blocksize, int? dense_dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _to_sparse_bsc, (self,) + args, kwargs)
+    try:
+        i, a = _sig__to_sparse_bsc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _to_sparse_bsc, (self,) + args, kwargs)
+    return _wrap(_op__to_sparse_bsc.call(self._impl, a[0], a[1]))
+
+
+_sig_coalesce = _Signatures('coalesce', [
+    'coalesce()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def coalesce(self, *args, **kwargs):
+    """coalesce()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, coalesce, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_coalesce.call(self._impl))
+    else:
+        try:
+            i, a = _sig_coalesce.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, coalesce, (self,) + args, kwargs)
+    return _wrap(_op_coalesce.call(self._impl))
+
+
+_sig_is_coalesced = _Signatures('is_coalesced', [
+    'is_coalesced()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def is_coalesced(self, *args, **kwargs):
+    """is_coalesced()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, is_coalesced, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _op_is_coalesced.call(self._impl)
+    else:
+        try:
+            i, a = _sig_is_coalesced.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, is_coalesced, (self,) + args, kwargs)
+    return _op_is_coalesced.call(self._impl)
+
+
+_sig__coalesced_ = _Signatures('_coalesced_', [
+    '_coalesced_(bool coalesced)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _coalesced_(self, *args, **kwargs):
+    """_coalesced_(bool coalesced)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _coalesced_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is bool:
+            _op__coalesced_.call(self._impl, _a0)
+            return self
+    try:
+        i, a = _sig__coalesced_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _coalesced_, (self,) + args, kwargs)
+    _op__coalesced_.call(self._impl, a[0])
+    return self
+
+
+_sig__nnz = _Signatures('_nnz', [
+    '_nnz()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _nnz(self, *args, **kwargs):
+    """_nnz()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _nnz, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _op__nnz.call(self._impl)
+    else:
+        try:
+            i, a = _sig__nnz.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _nnz, (self,) + args, kwargs)
+    return _op__nnz.call(self._impl)
+
+
+_sig_sparse_dim = _Signatures('sparse_dim', [
+    'sparse_dim()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sparse_dim(self, *args, **kwargs):
+    """sparse_dim()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sparse_dim, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _op_sparse_dim.call(self._impl)
+    else:
+        try:
+            i, a = _sig_sparse_dim.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sparse_dim, (self,) + args, kwargs)
+    return _op_sparse_dim.call(self._impl)
+
+
+_sig_dense_dim = _Signatures('dense_dim', [
+    'dense_dim()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def dense_dim(self, *args, **kwargs):
+    """dense_dim()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, dense_dim, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _op_dense_dim.call(self._impl)
+    else:
+        try:
+            i, a = _sig_dense_dim.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, dense_dim, (self,) + args, kwargs)
+    return _op_dense_dim.call(self._impl)
+
+
+_sig__indices = _Signatures('_indices', [
+    '_indices()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _indices(self, *args, **kwargs):
+    """_indices()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _indices, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op__indices.call(self._impl))
+    else:
+        try:
+            i, a = _sig__indices.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _indices, (self,) + args, kwargs)
+    return _wrap(_op__indices.call(self._impl))
+
+
+_sig__values = _Signatures('_values', [
+    '_values()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _values(self, *args, **kwargs):
+    """_values()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _values, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op__values.call(self._impl))
+    else:
+        try:
+            i, a = _sig__values.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _values, (self,) + args, kwargs)
+    return _wrap(_op__values.call(self._impl))
+
+
+_sig_indices = _Signatures('indices', [
+    'indices()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def indices(self, *args, **kwargs):
+    """indices()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, indices, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_indices.call(self._impl))
+    else:
+        try:
+            i, a = _sig_indices.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, indices, (self,) + args, kwargs)
+    return _wrap(_op_indices.call(self._impl))
+
+
+_sig_values = _Signatures('values', [
+    'values()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def values(self, *args, **kwargs):
+    """values()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, values, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_values.call(self._impl))
+    else:
+        try:
+            i, a = _sig_values.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, values, (self,) + args, kwargs)
+    return _wrap(_op_values.call(self._impl))
+
+
+_sig_crow_indices = _Signatures('crow_indices', [
+    'crow_indices()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def crow_indices(self, *args, **kwargs):
+    """crow_indices()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, crow_indices, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_crow_indices.call(self._impl))
+    else:
+        try:
+            i, a = _sig_crow_indices.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, crow_indices, (self,) + args, kwargs)
+    return _wrap(_op_crow_indices.call(self._impl))
+
+
+_sig_col_indices = _Signatures('col_indices', [
+    'col_indices()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def col_indices(self, *args, **kwargs):
+    """col_indices()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, col_indices, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_col_indices.call(self._impl))
+    else:
+        try:
+            i, a = _sig_col_indices.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, col_indices, (self,) + args, kwargs)
+    return _wrap(_op_col_indices.call(self._impl))
+
+
+_sig_ccol_indices = _Signatures('ccol_indices', [
+    'ccol_indices()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ccol_indices(self, *args, **kwargs):
+    """ccol_indices()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ccol_indices, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_ccol_indices.call(self._impl))
+    else:
+        try:
+            i, a = _sig_ccol_indices.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ccol_indices, (self,) + args, kwargs)
+    return _wrap(_op_ccol_indices.call(self._impl))
+
+
+_sig_row_indices = _Signatures('row_indices', [
+    'row_indices()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def row_indices(self, *args, **kwargs):
+    """row_indices()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, row_indices, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_row_indices.call(self._impl))
+    else:
+        try:
+            i, a = _sig_row_indices.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, row_indices, (self,) + args, kwargs)
+    return _wrap(_op_row_indices.call(self._impl))
+
+
+_sig_sparse_mask = _Signatures('sparse_mask', [
+    'sparse_mask(Tensor mask)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sparse_mask(self, *args, **kwargs):
+    """sparse_mask(Tensor mask)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sparse_mask, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sparse_mask.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_sparse_mask.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sparse_mask, (self,) + args, kwargs)
+    return _wrap(_op_sparse_mask.call(self._impl, a[0]))
+
+
 _sig_lgamma = _Signatures('lgamma', [
     'lgamma()',
 ], numbers_as_tensors=False, is_method=True)
@@ -10022,7 +10551,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

@@ -203,6 +203,10 @@ class OperatorHandle:
                     return _below_autograd(k)
                 if k is not None:
                     return k
+        elif key in dk.SPARSE_KEYS:  # Note [Sparse keys]: decompositions only
+            k = self._direct("CompositeImplicitAutograd")
+            if k is not None:
+                return k
         if is_autograd:
             cia = self._direct("CompositeImplicitAutograd")
             if cia is not None and not self._backend_has_kernel(key):
@@ -219,7 +223,8 @@ class OperatorHandle:
         backend = autograd_key.removeprefix("Autograd")
         if backend == "Other":
             return False
-        return bool(self._direct(backend) or self._direct("CompositeExplicitAutograd")
+        sparse = backend == "CPU" and any(self._direct(k) for k in dk.SPARSE_KEYS)  # AutogradCPU covers them
+        return bool(self._direct(backend) or sparse or self._direct("CompositeExplicitAutograd")
                     or self._direct("CompositeExplicitAutogradNonFunctional"))
 
     def available_backends(self) -> list:

@@ -22,6 +22,7 @@ from .._core.device import CPU
 from .._core.dispatch_key import AUTOGRAD_SET, MATH_BITS, backend_keyset_for_device, bit
 from .._core.dtype import complex32_values as _complex32_values
 from .._core.grad_state import state as _grad_state
+from .._core.layout import strided
 from .storage import UntypedStorage
 
 __all__ = ["TensorImpl", "VersionCounter", "InferenceVersion", "AutogradMeta", "empty_impl", "empty_strided_impl",
@@ -148,7 +149,7 @@ class TensorImpl:
 
     __slots__ = ("storage", "sizes", "strides", "offset", "dtype", "device", "version", "autograd", "base",
                  "key_set", "pyobj", "is_wrapped_number", "allow_metadata_change", "_np", "_np_key", "_contig",
-                 "__weakref__")
+                 "sparse", "__weakref__")
 
     def __init__(self, storage: UntypedStorage, sizes: tuple, strides: tuple, offset: int, dtype, device,
                  version: VersionCounter | None = None):
@@ -175,6 +176,7 @@ class TensorImpl:
         self._np = None
         self._np_key = None
         self._contig = None
+        self.sparse = None  # a sparse layout's parts (_tensor/sparse.py); None for strided tensors
 
     # -- geometry -------------------------------------------------------------------------------
     @property
@@ -199,6 +201,12 @@ class TensorImpl:
         self._np = None
         self._contig = None
 
+    @property
+    def layout(self):
+        """``strided``, or the sparse layout of the parts in ``sparse``."""
+        sp = self.sparse
+        return strided if sp is None else sp.layout
+
     def is_inference(self) -> bool:
         return not self.key_set & _ADINPLACE_BIT
 
@@ -216,6 +224,9 @@ class TensorImpl:
         arr = self._np
         if arr is not None and self._np_key is data:
             return arr
+        if self.sparse is not None:
+            raise RuntimeError(f"Cannot access data of a tensor with layout {self.sparse.layout}: it has no strided "
+                               f"storage")
         if data is None:
             if self.key_set & _PYTHON_BIT:
                 _subclass_no_data_hook(self)
@@ -260,6 +271,7 @@ class TensorImpl:
         """A new TensorImpl over the same storage and version counter (the core of every view)."""
         out = TensorImpl(self.storage, sizes, strides, offset, self.dtype, self.device, self.version)
         out.key_set = self.key_set  # an alias of an inference tensor is one (Note [Inference tensors])
+        out.sparse = self.sparse  # an alias of a sparse tensor (detach) shares its indices and values
         if self.key_set & _PYTHON_BIT:  # a tensor subclass's impl (FakeTensor): its aliases are of its kind
             _subclass_view_hook(self, out)
         return out

@@ -425,4 +425,49 @@ def tensor_repr(t, *, tensor_contents: str | None = None, tangent: str | None = 
         >>> tensor_repr(torch.tensor([1.0, 2.5]))
         'tensor([1.0000, 2.5000])'
     """
+    if t._impl.sparse is not None:
+        return _sparse_repr(t, tensor_contents)
     return render(tensor_facts(t, tangent), tensor_contents)
+
+
+# The parts a sparse layout prints, by layout name: (prefix, attribute of the parts)
+_SPARSE_PARTS = {"sparse_coo": (("indices=tensor(", "indices"), ("values=tensor(", "values")),
+                 "sparse_csr": (("crow_indices=tensor(", "compressed_indices"), ("col_indices=tensor(", "plain_indices"),
+                                ("values=tensor(", "values")),
+                 "sparse_bsr": (("crow_indices=tensor(", "compressed_indices"), ("col_indices=tensor(", "plain_indices"),
+                                ("values=tensor(", "values")),
+                 "sparse_csc": (("ccol_indices=tensor(", "compressed_indices"), ("row_indices=tensor(", "plain_indices"),
+                                ("values=tensor(", "values")),
+                 "sparse_bsc": (("ccol_indices=tensor(", "compressed_indices"), ("row_indices=tensor(", "plain_indices"),
+                                ("values=tensor(", "values"))}
+
+
+def _part_str(part, indent: int) -> str:
+    values = _values_of(part)
+    text = "[]" if values.size == 0 else format_values(values, indent)
+    return text + (", size=" + str(tuple(part.sizes)) if values.size == 0 else "")
+
+
+def _sparse_repr(t, tensor_contents) -> str:
+    """PyTorch's ``_str_intern`` for the sparse layouts: the parts, then size, nnz, dtype, layout, grad."""
+    impl, indent = t._impl, len(_prefix_of(t))
+    sp = impl.sparse
+    default = _default_dtype_name()
+    suffixes = ["size=" + str(tuple(impl.sizes)), "nnz=" + str(sp.nnz)]
+    if not _has_default_dtype(repr(impl.dtype), default):
+        suffixes.append("dtype=" + repr(impl.dtype))
+    name = str(sp.layout).removeprefix("torch.")
+    body = ("),\n" + " " * indent).join(prefix + _part_str(getattr(sp, attr), indent + len(prefix))
+                                        for prefix, attr in _SPARSE_PARTS[name]) + ")"
+    if tensor_contents is not None:
+        body = tensor_contents
+    suffixes.append("layout=" + str(sp.layout))
+    grad_fn_name = _grad_fn_name(t)
+    if grad_fn_name is not None:
+        suffixes.append(f"grad_fn=<{grad_fn_name}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    text = _prefix_of(t) + body
+    if name == "sparse_coo":  # PyTorch forces the first suffix onto a new line for COO
+        text += ",\n" + " " * indent + suffixes.pop(0)
+    return _append_suffixes(text, suffixes, indent)

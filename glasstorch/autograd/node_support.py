@@ -129,6 +129,10 @@ class record:
             return None
         if what == "geometry":  # PyTorch's TensorGeometry: where the input lay, not its (mutable) values
             return impl.sizes, impl.strides, impl.offset
+        if what == "layout":
+            return impl.layout
+        if what == "blocksize":  # of a BSR/BSC tensor (PyTorch's sym_blocksize), else None
+            return getattr(impl.sparse, "blocksize", None)
         return {"sizes": impl.sizes, "dtype": impl.dtype, "numel": impl.numel(), "device": impl.device,
                 "ndim": impl.ndim}[what]
 

@@ -63,7 +63,10 @@ NUMBERS_AS_WRAPPED_TENSORS = {"copy_"}
 TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
 # Views whose output is not a differentiable view of the input (derivatives.yaml marks them
 # output_differentiability: [False]): they share storage and version but record no _base.
-NON_DIFFERENTIABLE_VIEWS = {"view.dtype"}
+# The parts of a sparse tensor alias its index and value tensors, but are not tracked as views of it: their base
+# would be a tensor without strided storage, which view replay (as_strided) cannot read.
+NON_DIFFERENTIABLE_VIEWS = {"view.dtype", "_indices", "_values", "indices", "values", "crow_indices", "col_indices",
+                            "ccol_indices", "row_indices"}
 
 
 # Methods PyTorch binds by hand (python_variable_methods.cpp) under other argument names than their schemas'

@@ -18,6 +18,7 @@ from glasstorch._ops.kernels.composite import foreach as _k_kernels_composite_fo
 from glasstorch._ops.decompositions import foreach as _k_decompositions_foreach
 from glasstorch._ops.kernels.cpu import index as _k_kernels_cpu_index
 from glasstorch._ops.decompositions import index as _k_decompositions_index
+from glasstorch._ops.kernels.sparse import coo as _k_kernels_sparse_coo
 from glasstorch._ops.kernels.cpu import linalg as _k_kernels_cpu_linalg
 from glasstorch._ops.decompositions import linalg as _k_decompositions_linalg
 from glasstorch._ops.kernels.composite import products as _k_kernels_composite_products
@@ -40,6 +41,7 @@ from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointw
 from glasstorch._ops.kernels.cpu import compare as _k_kernels_cpu_compare
 from glasstorch._ops.kernels.cpu import pointwise_ternary as _k_kernels_cpu_pointwise_ternary
 from glasstorch._ops.kernels.cpu import pointwise_bits as _k_kernels_cpu_pointwise_bits
+from glasstorch._ops.kernels.sparse import compressed as _k_kernels_sparse_compressed
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
 from glasstorch._ops.kernels.composite import nan_reduce as _k_kernels_composite_nan_reduce
@@ -47,6 +49,7 @@ from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
 from glasstorch._ops.decompositions import shape as _k_decompositions_shape
 from glasstorch._ops.kernels.cpu import sort as _k_kernels_cpu_sort
 from glasstorch._ops.decompositions import sort as _k_decompositions_sort
+from glasstorch._ops.decompositions import sparse as _k_decompositions_sparse
 from glasstorch._ops.kernels.cpu import special as _k_kernels_cpu_special
 from glasstorch._ops.kernels.composite import special as _k_kernels_composite_special
 from glasstorch._ops.decompositions import special as _k_decompositions_special
@@ -1121,6 +1124,38 @@ where = _def('where(Tensor condition) -> Tensor[]')
 nonzero_static = _def('nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor')
 nonzero_static_out = _def('nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!)')
 argwhere = _def('argwhere(Tensor self) -> Tensor')
+_sparse_coo_tensor_with_dims_and_tensors = _def('_sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? is_coalesced=None) -> Tensor')
+_sparse_compressed_tensor_unsafe = _def('_sparse_compressed_tensor_unsafe(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor')
+to_dense = _def('to_dense(Tensor self, ScalarType? dtype=None, *, bool? masked_grad=None) -> Tensor')
+_to_dense = _def('_to_dense(Tensor self, ScalarType? dtype=None, bool? masked_grad=None) -> Tensor')
+to_sparse_sparse_dim = _def('to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor')
+_to_sparse_sparse_dim = _def('_to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor')
+to_sparse = _def('to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor')
+_to_sparse = _def('_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor')
+to_sparse_csr = _def('to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor')
+_to_sparse_csr = _def('_to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor')
+to_sparse_csc = _def('to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor')
+_to_sparse_csc = _def('_to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor')
+to_sparse_bsr = _def('to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor')
+_to_sparse_bsr = _def('_to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor')
+to_sparse_bsc = _def('to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor')
+_to_sparse_bsc = _def('_to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor')
+coalesce = _def('coalesce(Tensor(a) self) -> Tensor(a)')
+_coalesce = _def('_coalesce(Tensor self) -> Tensor')
+is_coalesced = _def('is_coalesced(Tensor self) -> bool')
+_coalesced_ = _def('_coalesced_(Tensor(a!) self, bool coalesced) -> Tensor(a!)')
+_nnz = _def('_nnz(Tensor self) -> int')
+sparse_dim = _def('sparse_dim(Tensor self) -> int')
+dense_dim = _def('dense_dim(Tensor self) -> int')
+_indices = _def('_indices(Tensor(a) self) -> Tensor(a)')
+_values = _def('_values(Tensor(a) self) -> Tensor(a)')
+indices = _def('indices(Tensor(a) self) -> Tensor(a)')
+values = _def('values(Tensor(a) self) -> Tensor(a)')
+crow_indices = _def('crow_indices(Tensor(a) self) -> Tensor(a)')
+col_indices = _def('col_indices(Tensor(a) self) -> Tensor(a)')
+ccol_indices = _def('ccol_indices(Tensor(a) self) -> Tensor(a)')
+row_indices = _def('row_indices(Tensor(a) self) -> Tensor(a)')
+sparse_mask = _def('sparse_mask(Tensor self, Tensor mask) -> Tensor')
 lgamma = _def('lgamma(Tensor self) -> Tensor')
 lgamma_ = _def('lgamma_(Tensor(a!) self) -> Tensor(a!)')
 lgamma_out = _def('lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
@@ -1888,6 +1923,7 @@ _reg(index_put, "CompositeExplicitAutograd", _k_decompositions_index.index_put)
 _reg(_index_put_impl_, "CPU", _k_kernels_cpu_index.index_put_impl_)
 _reg(_index_put_impl_, "Meta", _k_kernels_cpu_index.index_put_impl_)
 _reg(one_hot, "CompositeImplicitAutograd", _k_decompositions_index.one_hot)
+_reg(mm, "SparseCPU", _k_kernels_sparse_coo.mm_sparse)
 
 
 def _mm_structured(self, mat2):
@@ -2624,6 +2660,7 @@ _reg(abs_, "CPU", _abs__structured)
 _reg(abs_, "Meta", _abs__structured)
 _reg(abs_out, "CPU", _k_kernels_cpu_pointwise.abs_out)
 _reg(abs_out, "Meta", _k_kernels_cpu_pointwise.abs_out)
+_reg(neg, "SparseCPU", _k_kernels_sparse_coo.neg_sparse)
 
 
 def _neg_structured(self):
@@ -3354,6 +3391,7 @@ _reg(nan_to_num_, "CPU", _nan_to_num__structured)
 _reg(nan_to_num_, "Meta", _nan_to_num__structured)
 _reg(nan_to_num_out, "CPU", _k_kernels_cpu_pointwise.nan_to_num_out)
 _reg(nan_to_num_out, "Meta", _k_kernels_cpu_pointwise.nan_to_num_out)
+_reg(add_Tensor, "SparseCPU", _k_kernels_sparse_coo.add_sparse)
 
 
 def _add_Tensor_structured(self, other, alpha):
@@ -3370,6 +3408,7 @@ def _add_Scalar_structured(self, other, alpha):
 
 _reg(add_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.add_out, 3, _add_Scalar_structured), '_add_Scalar_structured')
 _reg(add_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.add_out, 3, _add_Scalar_structured), '_add_Scalar_structured')
+_reg(add__Tensor, "SparseCPU", _k_kernels_sparse_coo.add_sparse_)
 
 
 def _add__Tensor_structured(self, other, alpha):
@@ -3446,6 +3485,7 @@ _reg(rsub_Tensor_out, "CPU", _k_kernels_cpu_pointwise.rsub_out)
 _reg(rsub_Tensor_out, "Meta", _k_kernels_cpu_pointwise.rsub_out)
 _reg(rsub_Scalar_out, "CPU", _k_kernels_cpu_pointwise.rsub_out)
 _reg(rsub_Scalar_out, "Meta", _k_kernels_cpu_pointwise.rsub_out)
+_reg(mul_Tensor, "SparseCPU", _k_kernels_sparse_coo.mul_sparse)
 
 
 def _mul_Tensor_structured(self, other):
@@ -3462,6 +3502,7 @@ def _mul_Scalar_structured(self, other):
 
 _reg(mul_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.mul_out, 2, _mul_Scalar_structured), '_mul_Scalar_structured')
 _reg(mul_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.mul_out, 2, _mul_Scalar_structured), '_mul_Scalar_structured')
+_reg(mul__Tensor, "SparseCPU", _k_kernels_sparse_coo.mul_sparse_)
 
 
 def _mul__Tensor_structured(self, other):
@@ -4710,6 +4751,8 @@ _reg(multinomial_out, "CPU", _k_kernels_cpu_random_ops.multinomial_out_impl)
 _reg(multinomial_out, "Meta", _k_kernels_cpu_random_ops.multinomial_out_impl)
 _reg(multinomial, "CPU", _k_kernels_cpu_random_ops.multinomial_impl)
 _reg(multinomial, "Meta", _k_kernels_cpu_random_ops.multinomial_impl)
+_reg(sum, "SparseCPU", _k_kernels_sparse_coo.sum_sparse)
+_reg(sum, "SparseCsrCPU", _k_kernels_sparse_compressed.compressed_sum)
 _reg(sum, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.sum_all)
 
 
@@ -5236,6 +5279,59 @@ _reg(where, "CompositeImplicitAutograd", _k_decompositions_shape.nonzero_numpy)
 _reg(nonzero_static, "CPU", _k_kernels_cpu_sort.nonzero_static_cpu)
 _reg(nonzero_static_out, "CPU", _k_kernels_cpu_sort.nonzero_static_out_cpu)
 _reg(argwhere, "CompositeImplicitAutograd", _k_decompositions_sort.argwhere)
+_reg(_sparse_coo_tensor_with_dims_and_tensors, "CPU", _k_kernels_sparse_coo.new_with_dims_and_tensor_sparse)
+_reg(_sparse_compressed_tensor_unsafe, "CPU", _k_kernels_sparse_compressed.sparse_compressed_tensor_unsafe)
+_reg(to_dense, "CompositeImplicitAutograd", _k_decompositions_sparse.to_dense)
+_reg(_to_dense, "SparseCPU", _k_kernels_sparse_coo.sparse_to_dense)
+_reg(_to_dense, "SparseCsrCPU", _k_kernels_sparse_compressed.compressed_to_dense)
+_reg(to_sparse_sparse_dim, "CompositeImplicitAutograd", _k_decompositions_sparse.to_sparse)
+_reg(_to_sparse_sparse_dim, "CPU", _k_kernels_sparse_compressed.to_sparse_dim)
+_reg(_to_sparse_sparse_dim, "SparseCPU", _k_kernels_sparse_compressed.to_sparse_dim)
+_reg(_to_sparse_sparse_dim, "SparseCsrCPU", _k_kernels_sparse_compressed.to_sparse_dim)
+_reg(to_sparse, "CompositeImplicitAutograd", _k_decompositions_sparse.to_sparse)
+_reg(_to_sparse, "CPU", _k_kernels_sparse_compressed.to_sparse_any)
+_reg(_to_sparse, "SparseCPU", _k_kernels_sparse_compressed.to_sparse_any)
+_reg(_to_sparse, "SparseCsrCPU", _k_kernels_sparse_compressed.to_sparse_any)
+_reg(to_sparse_csr, "CompositeImplicitAutograd", _k_decompositions_sparse.to_sparse_csr)
+_reg(_to_sparse_csr, "CPU", _k_kernels_sparse_compressed.to_sparse_csr_any)
+_reg(_to_sparse_csr, "SparseCPU", _k_kernels_sparse_compressed.to_sparse_csr_any)
+_reg(_to_sparse_csr, "SparseCsrCPU", _k_kernels_sparse_compressed.to_sparse_csr_any)
+_reg(to_sparse_csc, "CompositeImplicitAutograd", _k_decompositions_sparse.to_sparse_csc)
+_reg(_to_sparse_csc, "CPU", _k_kernels_sparse_compressed.to_sparse_csc_any)
+_reg(_to_sparse_csc, "SparseCPU", _k_kernels_sparse_compressed.to_sparse_csc_any)
+_reg(_to_sparse_csc, "SparseCsrCPU", _k_kernels_sparse_compressed.to_sparse_csc_any)
+_reg(to_sparse_bsr, "CompositeImplicitAutograd", _k_decompositions_sparse.to_sparse_bsr)
+_reg(_to_sparse_bsr, "CPU", _k_kernels_sparse_compressed.to_sparse_bsr_any)
+_reg(_to_sparse_bsr, "SparseCPU", _k_kernels_sparse_compressed.to_sparse_bsr_any)
+_reg(_to_sparse_bsr, "SparseCsrCPU", _k_kernels_sparse_compressed.to_sparse_bsr_any)
+_reg(to_sparse_bsc, "CompositeImplicitAutograd", _k_decompositions_sparse.to_sparse_bsc)
+_reg(_to_sparse_bsc, "CPU", _k_kernels_sparse_compressed.to_sparse_bsc_any)
+_reg(_to_sparse_bsc, "SparseCPU", _k_kernels_sparse_compressed.to_sparse_bsc_any)
+_reg(_to_sparse_bsc, "SparseCsrCPU", _k_kernels_sparse_compressed.to_sparse_bsc_any)
+_reg(coalesce, "CompositeImplicitAutograd", _k_decompositions_sparse.coalesce)
+_reg(_coalesce, "SparseCPU", _k_kernels_sparse_coo.coalesce_sparse)
+_reg(is_coalesced, "CPU", _k_kernels_sparse_coo.is_coalesced_strided)
+_reg(is_coalesced, "SparseCPU", _k_kernels_sparse_coo.is_coalesced_sparse)
+_reg(_coalesced_, "SparseCPU", _k_kernels_sparse_coo.coalesced_sparse_)
+_reg(_nnz, "SparseCPU", _k_kernels_sparse_coo.nnz_sparse)
+_reg(_nnz, "SparseCsrCPU", _k_kernels_sparse_compressed.compressed_nnz)
+_reg(sparse_dim, "CPU", _k_kernels_sparse_coo.sparse_dim_strided)
+_reg(sparse_dim, "SparseCPU", _k_kernels_sparse_coo.sparse_dim_sparse)
+_reg(sparse_dim, "SparseCsrCPU", _k_kernels_sparse_compressed.compressed_sparse_dim)
+_reg(dense_dim, "CPU", _k_kernels_sparse_coo.dense_dim_strided)
+_reg(dense_dim, "SparseCPU", _k_kernels_sparse_coo.dense_dim_sparse)
+_reg(dense_dim, "SparseCsrCPU", _k_kernels_sparse_compressed.compressed_dense_dim)
+_reg(_indices, "SparseCPU", _k_kernels_sparse_coo.indices_sparse_raw)
+_reg(_values, "SparseCPU", _k_kernels_sparse_coo.values_sparse_raw)
+_reg(indices, "SparseCPU", _k_kernels_sparse_coo.indices_sparse)
+_reg(values, "SparseCPU", _k_kernels_sparse_coo.values_sparse)
+_reg(values, "SparseCsrCPU", _k_kernels_sparse_compressed.compressed_values)
+_reg(crow_indices, "SparseCsrCPU", _k_kernels_sparse_compressed.crow_indices_compressed)
+_reg(col_indices, "SparseCsrCPU", _k_kernels_sparse_compressed.col_indices_compressed)
+_reg(ccol_indices, "SparseCsrCPU", _k_kernels_sparse_compressed.ccol_indices_compressed)
+_reg(row_indices, "SparseCsrCPU", _k_kernels_sparse_compressed.row_indices_compressed)
+_reg(sparse_mask, "SparseCPU", _k_kernels_sparse_coo.sparse_mask_sparse)
+_reg(sparse_mask, "SparseCsrCPU", _k_kernels_sparse_compressed.sparse_mask_compressed)
 
 
 def _lgamma_structured(self):
@@ -6189,9 +6285,11 @@ _reg(reshape_as, "CompositeImplicitAutograd", _k_decompositions_views.reshape_as
 _reg(_unsafe_view, "CompositeExplicitAutograd", _k_kernels_composite_views.unsafe_view)
 _reg(_reshape_alias, "CompositeExplicitAutograd", _k_kernels_composite_views.reshape_alias)
 _reg(as_strided, "CompositeExplicitAutograd", _k_kernels_composite_views.as_strided)
+_reg(transpose_int, "SparseCPU", _k_kernels_sparse_coo.transpose_sparse)
 _reg(transpose_int, "CompositeExplicitAutograd", _k_kernels_composite_views.transpose)
 _reg(swapaxes, "CompositeImplicitAutograd", _k_decompositions_views.swapaxes)
 _reg(swapdims, "CompositeImplicitAutograd", _k_decompositions_views.swapdims)
+_reg(t, "SparseCPU", _k_kernels_sparse_coo.t_sparse)
 _reg(t, "CompositeExplicitAutograd", _k_kernels_composite_views.t)
 _reg(permute, "CompositeExplicitAutograd", _k_kernels_composite_views.permute)
 _reg(expand, "CompositeExplicitAutograd", _k_kernels_composite_views.expand)
@@ -6259,7 +6357,10 @@ _reg(set__source_Storage, "CompositeExplicitAutograd", _k_kernels_composite_inpl
 _reg(set__source_Storage_storage_offset, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.set__source_Storage_storage_offset)
 _reg(set__source_Tensor, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.set__source_Tensor)
 _reg(set_, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.set_)
+_reg(clone, "SparseCPU", _k_kernels_sparse_coo.clone_sparse)
+_reg(clone, "SparseCsrCPU", _k_kernels_sparse_compressed.compressed_clone)
 _reg(clone, "CompositeExplicitAutograd", _k_kernels_composite_views.clone)
+_reg(copy_, "SparseCPU", _k_kernels_sparse_coo.copy_sparse_)
 _reg(copy_, "CompositeExplicitAutograd", _k_kernels_composite_views.copy_)
 _reg(fill__Scalar, "CompositeExplicitAutograd", _k_kernels_composite_views.fill_Scalar)
 _reg(fill__Tensor, "CompositeExplicitAutograd", _k_kernels_composite_views.fill_Tensor)
@@ -6714,6 +6815,7 @@ _layer(searchsorted_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(search
 _layer(bucketize_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bucketize_Tensor_out, (4,)))
 _layer(nonzero_out, "ADInplaceOrView", _layers.inplace_kernel(nonzero_out, (1,)))
 _layer(nonzero_static_out, "ADInplaceOrView", _layers.inplace_kernel(nonzero_static_out, (3,)))
+_layer(_coalesced_, "ADInplaceOrView", _layers.inplace_kernel(_coalesced_, (0,)))
 _layer(lgamma_, "ADInplaceOrView", _layers.inplace_kernel(lgamma_, (0,)))
 _layer(lgamma_out, "ADInplaceOrView", _layers.inplace_kernel(lgamma_out, (1,)))
 _layer(digamma_, "ADInplaceOrView", _layers.inplace_kernel(digamma_, (0,)))

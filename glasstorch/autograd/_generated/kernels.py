@@ -13323,6 +13323,263 @@ def _autograd__unique2(ks, self, sorted, return_inverse, return_counts):
 register_autograd('aten::_unique2', _autograd__unique2)
 
 
+_op__sparse_coo_tensor_with_dims_and_tensors = _get_op('aten::_sparse_coo_tensor_with_dims_and_tensors')
+_fw__sparse_coo_tensor_with_dims_and_tensors = FwSpec(_op__sparse_coo_tensor_with_dims_and_tensors, (4,), (False,), 'functional', None)
+
+
+def _autograd__sparse_coo_tensor_with_dims_and_tensors(ks, sparse_dim, dense_dim, size, indices, values, dtype, layout, device, pin_memory, is_coalesced):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__sparse_coo_tensor_with_dims_and_tensors, _autograd__sparse_coo_tensor_with_dims_and_tensors, ks, sparse_dim, dense_dim, size, indices, values, dtype, layout, device, pin_memory, is_coalesced)
+    if (type(values) is _TI and values.autograd is not None) and _gs.enabled and requires_grad_any(values):
+        node = _n.SparseCooTensorWithDimsAndTensorsBackward0()
+        node.next_edges = record.edges(values)
+        result = _op__sparse_coo_tensor_with_dims_and_tensors.redispatch(ks, sparse_dim, dense_dim, size, indices, values, dtype, layout, device, pin_memory, is_coalesced)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__sparse_coo_tensor_with_dims_and_tensors.redispatch(ks, sparse_dim, dense_dim, size, indices, values, dtype, layout, device, pin_memory, is_coalesced)
+
+
+register_autograd('aten::_sparse_coo_tensor_with_dims_and_tensors', _autograd__sparse_coo_tensor_with_dims_and_tensors)
+
+
+_op__sparse_compressed_tensor_unsafe = _get_op('aten::_sparse_compressed_tensor_unsafe')
+_fw__sparse_compressed_tensor_unsafe = FwSpec(_op__sparse_compressed_tensor_unsafe, (2,), (False,), 'functional', None)
+
+
+def _autograd__sparse_compressed_tensor_unsafe(ks, compressed_indices, plain_indices, values, size, dtype, layout, device, pin_memory):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__sparse_compressed_tensor_unsafe, _autograd__sparse_compressed_tensor_unsafe, ks, compressed_indices, plain_indices, values, size, dtype, layout, device, pin_memory)
+    if (type(values) is _TI and values.autograd is not None) and _gs.enabled and requires_grad_any(values):
+        node = _n.SparseCompressedTensorUnsafeBackward0()
+        node.next_edges = record.edges(values)
+        result = _op__sparse_compressed_tensor_unsafe.redispatch(ks, compressed_indices, plain_indices, values, size, dtype, layout, device, pin_memory)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__sparse_compressed_tensor_unsafe.redispatch(ks, compressed_indices, plain_indices, values, size, dtype, layout, device, pin_memory)
+
+
+register_autograd('aten::_sparse_compressed_tensor_unsafe', _autograd__sparse_compressed_tensor_unsafe)
+
+
+_op__to_dense = _get_op('aten::_to_dense')
+_fw__to_dense = FwSpec(_op__to_dense, (0,), (False,), 'functional', None)
+
+
+def _autograd__to_dense(ks, self, dtype, masked_grad):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__to_dense, _autograd__to_dense, ks, self, dtype, masked_grad)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ToDenseBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.masked_grad_ = masked_grad
+        result = _op__to_dense.redispatch(ks, self, dtype, masked_grad)
+        record.output(result, node)
+        return result
+    return _op__to_dense.redispatch(ks, self, dtype, masked_grad)
+
+
+register_autograd('aten::_to_dense', _autograd__to_dense)
+
+
+_op__to_sparse_sparse_dim = _get_op('aten::_to_sparse.sparse_dim')
+_fw__to_sparse_sparse_dim = FwSpec(_op__to_sparse_sparse_dim, (0,), (False,), 'functional', None)
+
+
+def _autograd__to_sparse_sparse_dim(ks, self, sparse_dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__to_sparse_sparse_dim, _autograd__to_sparse_sparse_dim, ks, self, sparse_dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ToSparseBackward0()
+        node.next_edges = record.edges(self)
+        node.self_blocksize_ = record.meta(self, 'blocksize')
+        node.self_layout_ = record.meta(self, 'layout')
+        result = _op__to_sparse_sparse_dim.redispatch(ks, self, sparse_dim)
+        record.output(result, node)
+        return result
+    return _op__to_sparse_sparse_dim.redispatch(ks, self, sparse_dim)
+
+
+register_autograd('aten::_to_sparse.sparse_dim', _autograd__to_sparse_sparse_dim)
+
+
+_op__to_sparse = _get_op('aten::_to_sparse')
+_fw__to_sparse = FwSpec(_op__to_sparse, (0,), (False,), 'functional', None)
+
+
+def _autograd__to_sparse(ks, self, layout, blocksize, dense_dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__to_sparse, _autograd__to_sparse, ks, self, layout, blocksize, dense_dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ToSparseBackward1()
+        node.next_edges = record.edges(self)
+        node.self_blocksize_ = record.meta(self, 'blocksize')
+        node.self_layout_ = record.meta(self, 'layout')
+        result = _op__to_sparse.redispatch(ks, self, layout, blocksize, dense_dim)
+        record.output(result, node)
+        return result
+    return _op__to_sparse.redispatch(ks, self, layout, blocksize, dense_dim)
+
+
+register_autograd('aten::_to_sparse', _autograd__to_sparse)
+
+
+_op__to_sparse_csr = _get_op('aten::_to_sparse_csr')
+_fw__to_sparse_csr = FwSpec(_op__to_sparse_csr, (0,), (False,), 'functional', None)
+
+
+def _autograd__to_sparse_csr(ks, self, dense_dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__to_sparse_csr, _autograd__to_sparse_csr, ks, self, dense_dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ToSparseCsrBackward0()
+        node.next_edges = record.edges(self)
+        node.self_blocksize_ = record.meta(self, 'blocksize')
+        node.self_layout_ = record.meta(self, 'layout')
+        result = _op__to_sparse_csr.redispatch(ks, self, dense_dim)
+        record.output(result, node)
+        return result
+    return _op__to_sparse_csr.redispatch(ks, self, dense_dim)
+
+
+register_autograd('aten::_to_sparse_csr', _autograd__to_sparse_csr)
+
+
+_op__to_sparse_csc = _get_op('aten::_to_sparse_csc')
+_fw__to_sparse_csc = FwSpec(_op__to_sparse_csc, (0,), (False,), 'functional', None)
+
+
+def _autograd__to_sparse_csc(ks, self, dense_dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__to_sparse_csc, _autograd__to_sparse_csc, ks, self, dense_dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ToSparseCscBackward0()
+        node.next_edges = record.edges(self)
+        node.self_blocksize_ = record.meta(self, 'blocksize')
+        node.self_layout_ = record.meta(self, 'layout')
+        result = _op__to_sparse_csc.redispatch(ks, self, dense_dim)
+        record.output(result, node)
+        return result
+    return _op__to_sparse_csc.redispatch(ks, self, dense_dim)
+
+
+register_autograd('aten::_to_sparse_csc', _autograd__to_sparse_csc)
+
+
+_op__to_sparse_bsr = _get_op('aten::_to_sparse_bsr')
+_fw__to_sparse_bsr = FwSpec(_op__to_sparse_bsr, (0,), (False,), 'functional', None)
+
+
+def _autograd__to_sparse_bsr(ks, self, blocksize, dense_dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__to_sparse_bsr, _autograd__to_sparse_bsr, ks, self, blocksize, dense_dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ToSparseBsrBackward0()
+        node.next_edges = record.edges(self)
+        node.self_blocksize_ = record.meta(self, 'blocksize')
+        node.self_layout_ = record.meta(self, 'layout')
+        result = _op__to_sparse_bsr.redispatch(ks, self, blocksize, dense_dim)
+        record.output(result, node)
+        return result
+    return _op__to_sparse_bsr.redispatch(ks, self, blocksize, dense_dim)
+
+
+register_autograd('aten::_to_sparse_bsr', _autograd__to_sparse_bsr)
+
+
+_op__to_sparse_bsc = _get_op('aten::_to_sparse_bsc')
+_fw__to_sparse_bsc = FwSpec(_op__to_sparse_bsc, (0,), (False,), 'functional', None)
+
+
+def _autograd__to_sparse_bsc(ks, self, blocksize, dense_dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__to_sparse_bsc, _autograd__to_sparse_bsc, ks, self, blocksize, dense_dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ToSparseBscBackward0()
+        node.next_edges = record.edges(self)
+        node.self_blocksize_ = record.meta(self, 'blocksize')
+        node.self_layout_ = record.meta(self, 'layout')
+        result = _op__to_sparse_bsc.redispatch(ks, self, blocksize, dense_dim)
+        record.output(result, node)
+        return result
+    return _op__to_sparse_bsc.redispatch(ks, self, blocksize, dense_dim)
+
+
+register_autograd('aten::_to_sparse_bsc', _autograd__to_sparse_bsc)
+
+
+_op__coalesce = _get_op('aten::_coalesce')
+_fw__coalesce = FwSpec(_op__coalesce, (0,), (False,), 'functional', None)
+
+
+def _autograd__coalesce(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__coalesce, _autograd__coalesce, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.CoalesceBackward0()
+        node.next_edges = record.edges(self)
+        result = _op__coalesce.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__coalesce.redispatch(ks, self)
+
+
+register_autograd('aten::_coalesce', _autograd__coalesce)
+
+
+_op_values = _get_op('aten::values')
+_fw_values = FwSpec(_op_values, (0,), (False,), 'functional', None)
+
+
+def _autograd_values(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_values, _autograd_values, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ValuesBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_values.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_values.redispatch(ks, self)
+
+
+register_autograd('aten::values', _autograd_values)
+
+
+_op__values = _get_op('aten::_values')
+
+
+def _autograd__values(ks, self):
+    return _op__values.redispatch(ks, self)
+
+
+register_autograd('aten::_values', _autograd__values)
+
+
+_op_sparse_mask = _get_op('aten::sparse_mask')
+_fw_sparse_mask = FwSpec(_op_sparse_mask, (0,), (False,), 'functional', None)
+
+
+def _autograd_sparse_mask(ks, self, mask):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sparse_mask, _autograd_sparse_mask, ks, self, mask)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SparseMaskBackward0()
+        node.next_edges = record.edges(self)
+        node.mask_ = record.save(mask)
+        node.self_layout_ = record.meta(self, 'layout')
+        result = _op_sparse_mask.redispatch(ks, self, mask)
+        record.output(result, node)
+        return result
+    return _op_sparse_mask.redispatch(ks, self, mask)
+
+
+register_autograd('aten::sparse_mask', _autograd_sparse_mask)
+
+
 _op_deg2rad = _get_op('aten::deg2rad')
 _fw_deg2rad = FwSpec(_op_deg2rad, (0,), (False,), 'functional', _n._Deg2RadBackward0_jvp)
 

@@ -7,6 +7,7 @@ from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.fft_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.special_formulas import *  # noqa: F401,F403
+from glasstorch.autograd.sparse_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, NodeBase, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, record, unwrap, wrap_saved
@@ -13205,6 +13206,309 @@ class Unique2Backward0(NodeBase):
         if node.should_compute_output(0):
             out[0] = unwrap(_Unique2Backward0_0(grad, grads))
         return out
+
+
+def _SparseCooTensorWithDimsAndTensorsBackward0_0(grad, grads, result):
+    return grad.sparse_mask(result)._values()
+
+
+class SparseCooTensorWithDimsAndTensorsBackward0(NodeBase):
+    """Backward of ``_sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? is_coalesced=None) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:4)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('values',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SparseCooTensorWithDimsAndTensorsBackward0', node)
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SparseCooTensorWithDimsAndTensorsBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SparseCooTensorWithDimsAndTensorsBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _SparseCompressedTensorUnsafeBackward0_0(grad, grads, result):
+    return grad.to_dense().sparse_mask(result).values()
+
+
+class SparseCompressedTensorUnsafeBackward0(NodeBase):
+    """Backward of ``_sparse_compressed_tensor_unsafe(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:8)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('values',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SparseCompressedTensorUnsafeBackward0', node)
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SparseCompressedTensorUnsafeBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SparseCompressedTensorUnsafeBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ToDenseBackward0_0(grad, grads, self, masked_grad):
+    return to_dense_backward(grad, self, masked_grad)
+
+
+class ToDenseBackward0(NodeBase):
+    """Backward of ``_to_dense(Tensor self, ScalarType? dtype=None, bool? masked_grad=None) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:13)."""
+
+    __slots__ = ('self_', 'masked_grad_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ToDenseBackward0')
+        masked_grad = node.masked_grad_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ToDenseBackward0_0(grad, grads, self, masked_grad))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ToDenseBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_masked_grad(self):
+        return self.masked_grad_
+
+
+def _ToSparseBackward0_0(grad, grads, self_blocksize, self_layout):
+    return to_sparse_backward(grad, self_layout, self_blocksize)
+
+
+class ToSparseBackward0(NodeBase):
+    """Backward of ``_to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:16)."""
+
+    __slots__ = ('self_blocksize_', 'self_layout_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_blocksize = node.self_blocksize_
+        self_layout = node.self_layout_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ToSparseBackward0_0(grad, grads, self_blocksize, self_layout))
+        return out
+
+
+def _ToSparseBackward1_0(grad, grads, self_blocksize, self_layout):
+    return to_sparse_backward(grad, self_layout, self_blocksize)
+
+
+class ToSparseBackward1(NodeBase):
+    """Backward of ``_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:19)."""
+
+    __slots__ = ('self_blocksize_', 'self_layout_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_blocksize = node.self_blocksize_
+        self_layout = node.self_layout_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ToSparseBackward1_0(grad, grads, self_blocksize, self_layout))
+        return out
+
+
+def _ToSparseCsrBackward0_0(grad, grads, self_blocksize, self_layout):
+    return to_sparse_backward(grad, self_layout, self_blocksize)
+
+
+class ToSparseCsrBackward0(NodeBase):
+    """Backward of ``_to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:22)."""
+
+    __slots__ = ('self_blocksize_', 'self_layout_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_blocksize = node.self_blocksize_
+        self_layout = node.self_layout_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ToSparseCsrBackward0_0(grad, grads, self_blocksize, self_layout))
+        return out
+
+
+def _ToSparseCscBackward0_0(grad, grads, self_blocksize, self_layout):
+    return to_sparse_backward(grad, self_layout, self_blocksize)
+
+
+class ToSparseCscBackward0(NodeBase):
+    """Backward of ``_to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:25)."""
+
+    __slots__ = ('self_blocksize_', 'self_layout_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_blocksize = node.self_blocksize_
+        self_layout = node.self_layout_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ToSparseCscBackward0_0(grad, grads, self_blocksize, self_layout))
+        return out
+
+
+def _ToSparseBsrBackward0_0(grad, grads, self_blocksize, self_layout):
+    return to_sparse_backward(grad, self_layout, self_blocksize)
+
+
+class ToSparseBsrBackward0(NodeBase):
+    """Backward of ``_to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:28)."""
+
+    __slots__ = ('self_blocksize_', 'self_layout_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_blocksize = node.self_blocksize_
+        self_layout = node.self_layout_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ToSparseBsrBackward0_0(grad, grads, self_blocksize, self_layout))
+        return out
+
+
+def _ToSparseBscBackward0_0(grad, grads, self_blocksize, self_layout):
+    return to_sparse_backward(grad, self_layout, self_blocksize)
+
+
+class ToSparseBscBackward0(NodeBase):
+    """Backward of ``_to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:31)."""
+
+    __slots__ = ('self_blocksize_', 'self_layout_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_blocksize = node.self_blocksize_
+        self_layout = node.self_layout_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ToSparseBscBackward0_0(grad, grads, self_blocksize, self_layout))
+        return out
+
+
+def _CoalesceBackward0_0(grad, grads):
+    return grad
+
+
+class CoalesceBackward0(NodeBase):
+    """Backward of ``_coalesce(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:34)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CoalesceBackward0_0(grad, grads))
+        return out
+
+
+def _ValuesBackward0_0(grad, grads, self):
+    return values_backward(grad, self)
+
+
+class ValuesBackward0(NodeBase):
+    """Backward of ``values(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/sparse.yaml:37)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ValuesBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ValuesBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ValuesBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _SparseMaskBackward0_0(grad, grads, mask, self_layout):
+    return sparse_mask_backward(grad, mask, self_layout)
+
+
+class SparseMaskBackward0(NodeBase):
+    """Backward of ``sparse_mask(Tensor self, Tensor mask) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:43)."""
+
+    __slots__ = ('mask_', 'self_layout_')
+    _tensor_slots = ('mask_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mask = _unpack(node, node.mask_, 'SparseMaskBackward0')
+        self_layout = node.self_layout_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SparseMaskBackward0_0(grad, grads, mask, self_layout))
+        return out
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self, self.mask_, 'SparseMaskBackward0')
+
+    @property
+    def _raw_saved_mask(self):
+        return self.mask_
 
 
 def _Deg2RadBackward0_0(grad, grads):
