@@ -34,7 +34,7 @@ from .._core.dispatch_key import MATH_BITS, bit
 from .._core.layout import contiguous_format
 from .._core.user_warning import warn_once
 from .._ops.aten import aten
-from .._tensor.impl import TensorImpl, empty_strided_impl
+from .._tensor.impl import TensorImpl, VersionCounter, empty_strided_impl
 from .._tensor.views import type_string
 from . import graph as _graph
 from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure, running
@@ -593,6 +593,7 @@ def _sole_owner(t: TensorImpl, refs: int) -> bool:
     """Whether only the engine reaches ``t`` and its memory, and it is a plain dense tensor whose values may be
     overwritten."""
     return (type(t) is TensorImpl and t.autograd is None and t.base is None and not t.key_set & _NOT_STOLEN
+            and t.sparse is None
             and _refcount(t) <= refs and _refcount(t.storage) <= 2 and t.storage.resizable
             and _shape.is_non_overlapping_and_dense(t.sizes, t.strides))
 
@@ -617,6 +618,14 @@ def _accumulate(buf: list, nr: int, new: TensorImpl, add) -> TensorImpl:
             return aten.add__Tensor(old, new, 1)
         if _sole_owner(new, _REFS_ARRIVING):
             return aten.add__Tensor(new, old, 1)
+    return _sum_grads(old, new, add)
+
+
+def _sum_grads(old: TensorImpl, new: TensorImpl, add) -> TensorImpl:
+    """``old + new``, the dense one first when only ``old`` is sparse (sparse + dense is not defined; PyTorch's
+    InputBuffer and AccumulateGrad order them so)."""
+    if old.sparse is not None and new.sparse is None:
+        return add(new, old, 1)
     return add(old, new, 1)
 
 
@@ -629,9 +638,12 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
     meta = leaf.autograd
     old = meta.grad
     if old is None:  # under create_graph PyTorch always copies (the copy records CopyBackwards)
-        meta.grad = _obey_layout(leaf, new, steal=not _grad_state.enabled)
-    elif _grad_state.enabled:
-        meta.grad = aten.add_Tensor(old, new, 1)
+        if new.sparse is not None:
+            meta.grad = _first_sparse_grad(new, steal=not _grad_state.enabled)
+        else:
+            meta.grad = _obey_layout(leaf, new, steal=not _grad_state.enabled)
+    elif _grad_state.enabled or (old.sparse is not None and new.sparse is None):
+        meta.grad = _sum_grads(old, new, aten.add_Tensor)  # a dense gradient onto a sparse one: a new tensor
         if meta.grad_pyobj is not None:  # the old gradient's wrapper is no longer the leaf's to keep alive
             meta.grad_pyobj = None
     else:
@@ -642,6 +654,16 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
+def _first_sparse_grad(grad: TensorImpl, steal: bool) -> TensorImpl:
+    """A leaf's first gradient when it is sparse: a new sparse tensor over the same parts when the engine alone
+    holds it, else a clone (PyTorch's AccumulateGrad cannot detach a sparse tensor, so it never stores it as is)."""
+    if steal and grad.autograd is None and _refcount(grad) <= _REFS_STOLEN - 1:  # no `t` of _sole_owner here
+        out = grad.view_impl(grad.sizes, grad.strides, grad.offset)
+        out.version = VersionCounter()
+        return out
+    return aten.clone(grad, None)
+
+
 def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:
     """The gradient layout contract: a dense leaf gets a grad with its strides, others a row-major one.
 
@@ -649,7 +671,7 @@ def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:
     ``steal`` (no copy); anything else is copied as PyTorch's clone_obey_contract does: into an empty tensor of the
     leaf's strides, or a row-major clone.
     """
-    dense = _shape.is_non_overlapping_and_dense(leaf.sizes, leaf.strides)
+    dense = leaf.sparse is None and _shape.is_non_overlapping_and_dense(leaf.sizes, leaf.strides)
     if dense:
         ok = all(s == 1 or a == b for s, a, b in zip(leaf.sizes, leaf.strides, grad.strides, strict=True))
     else:

@@ -27,7 +27,10 @@ import itertools
 import sys
 import warnings
 
+from .._core.layout import sparse_coo, strided
+from .._ops.kernels.sparse.compressed import value_positions
 from . import forward_ad as _fwad
+from . import graph as _graph
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian", "get_analytical_jacobian"]
 
@@ -94,7 +97,8 @@ def _check_inputs(inputs) -> None:
             warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating point or complex. "
                           "This check will likely fail if all the inputs are not of double precision floating point "
                           "or complex. ", stacklevel=3)
-        if not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.size(), strict=False)):
+        if inp.layout is strided and not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.size(),
+                                                                                      strict=False)):
             raise RuntimeError(f"The {idx}th input has a dimension with stride 0. gradcheck only supports inputs that "
                                "are non-overlapping to be able to compute the numerical gradients correctly. You "
                                "should call .contiguous on the input before passing it to gradcheck.")
@@ -116,8 +120,36 @@ def _snapshot(out) -> list:
 # gradcheck clones each output as it is computed; so do we, in both the slow and the fast check.
 
 
+def _values_alias(t):
+    """A tensor aliasing the values of sparse ``t`` (no autograd), for perturbing them in place."""
+    part = t._impl.sparse.values
+    return _graph.to_tensor(part.view_impl(part.sizes, part.strides, part.offset))
+
+
+def _sparse_numerical_jacobian_wrt(func, inputs, target, outs, eps) -> list:
+    """The Jacobians of a sparse ``target``: its specified elements (the entries of its values) are perturbed; each
+    lands in the row of its dense position, the rows of unspecified elements stay zero (PyTorch's
+    ``_iter_tensor`` on sparse inputs)."""
+    torch = _torch()
+    values = _values_alias(target)
+    rows = value_positions(target._impl)
+    jacs = [torch.zeros(target.numel(), o.numel(), dtype=o.dtype) for o in outs]
+    for k, idx in enumerate(itertools.product(*[range(n) for n in values.size()])):
+        entry = values[idx] if idx else values
+        orig = entry.clone()
+        column = _central_differences(func, inputs, entry, orig, eps, eps)
+        if values.is_complex():  # Note [Complex gradcheck]
+            dy = _central_differences(func, inputs, entry, orig, eps * 1j, eps)
+            column = [dx + d * 1j for dx, d in zip(column, dy, strict=True)]
+        for jac, c in zip(jacs, column, strict=False):
+            jac[int(rows[k])] = c
+    return jacs
+
+
 def _numerical_jacobian_wrt(func, inputs, target, outs, eps) -> list:
     """One (target.numel(), o.numel()) Jacobian per output tensor in ``outs``, perturbing ``target.data``."""
+    if target.layout is not strided:
+        return _sparse_numerical_jacobian_wrt(func, inputs, target, outs, eps)
     torch = _torch()
     data = target.data
     cols = [[] for _ in outs]
@@ -257,7 +289,7 @@ def _analytical_jacobian_parts(inputs, output, nondet_tol) -> tuple:
                     sizes_ok = False
                     cols.append(torch.zeros(inp.numel(), dtype=inp.dtype))
                     continue
-                cols.append(g.reshape(-1).to(inp.dtype))
+                cols.append(_dense(g).reshape(-1).to(inp.dtype))
             jacs.append(torch.stack(cols, 1) if cols else torch.zeros(inp.numel(), 0, dtype=inp.dtype))
         return jacs, types_ok, sizes_ok
 
@@ -278,6 +310,36 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes) -> list:
     if not reentrant:
         raise GradcheckError(_NOT_REENTRANT.format(nondet_tol))
     return jac1
+
+
+def _dense(t):
+    return t if t.layout is strided else t.to_dense()
+
+
+def _densify(x):
+    """A copy of sparse ``x`` with every unspecified element specified as zero (PyTorch's ``_densify``), so that
+    non-masked gradcheck perturbs all elements; other inputs as they are."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_densify(e) for e in x)
+    if not _is_tensor(x) or x.layout is strided:
+        return x
+    torch = _torch()
+    if x.layout is sparse_coo:
+        sd = x.sparse_dim()
+        lead = torch.ones(x.shape[:sd], dtype=torch.int8)
+        indices = lead.nonzero().t()
+        values = x.detach().coalesce().to_dense().reshape((lead.numel(),) + tuple(x.shape[sd:]))
+        out = torch.sparse_coo_tensor(indices, values, x.shape)._coalesced_(True)
+    else:
+        blocksize = tuple(x.values().shape[1:3]) if x.layout in (torch.sparse_bsr, torch.sparse_bsc) else None
+        out = _densify(x.detach().to_sparse(layout=sparse_coo)).to_sparse(layout=x.layout, blocksize=blocksize)
+    return out.requires_grad_(x.requires_grad)
+
+
+def _check_outputs(outputs) -> None:
+    if any(_is_tensor(t) and t.layout is not strided for t in _as_tuple(outputs)):
+        raise ValueError("Sparse output is not supported at gradcheck yet. Please call to_dense(masked_grad=...) on "
+                         "the output of fn for gradcheck.")
 
 
 def _allclose(a, b, rtol, atol) -> bool:
@@ -463,8 +525,8 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
     torch = _torch()
     diff = _diff_inputs(inputs)
     slow = (func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol, complex_parts)
-    if not outputs or any(x.is_complex() for x in diff):
-        return _slow_check(*slow)
+    if not outputs or any(x.is_complex() or x.layout is not strided for x in diff):
+        return _slow_check(*slow)  # sparse inputs too: their exact Jacobians
     us, vs = _random_directions(diff, outputs)
     num = _numerical_jvps(func, func_out, inputs, diff, us, eps)
     for i, (o, v) in enumerate(zip(outputs, vs, strict=False)):
@@ -488,7 +550,23 @@ def _differentiable_like(out, reference) -> list:
     return [o.detach().clone() for o, r in zip(_as_tuple(out), ref, strict=False) if _is_tensor(r) and r.requires_grad]
 
 
-def _check_backward_linear(outputs, inputs) -> None:
+def _check_grad_layout(gi, di):
+    """A sparse gradient must have its input's layout and sparse/dense dims; both are then compared densely."""
+    if gi.layout is strided:
+        return gi, di
+    if gi.layout is not di.layout:
+        raise GradcheckError(f"grad is incorrect layout ({gi.layout} is not {di.layout})")
+    kind = str(gi.layout).replace("torch.", "").replace("_coo", "")
+    if gi.sparse_dim() != di.sparse_dim():
+        raise GradcheckError(f"grad is {kind} tensor, but has incorrect sparse_dim {gi.sparse_dim()}, expected "
+                             f"{di.sparse_dim()}")
+    if gi.dense_dim() != di.dense_dim():
+        raise GradcheckError(f"grad is {kind} tensor, but has incorrect dense_dim {gi.dense_dim()}, expected "
+                             f"{di.dense_dim()}")
+    return gi.to_dense(), di.to_dense()
+
+
+def _check_backward_linear(outputs, inputs, masked=False) -> None:
     """Backward must be multiplied by grad_output: zero grad_outputs give zero (or no) gradients."""
     torch = _torch()
     diff = _diff_inputs(inputs)
@@ -496,7 +574,8 @@ def _check_backward_linear(outputs, inputs) -> None:
     for gi, di in zip(grads, diff, strict=False):
         if gi is None:
             continue
-        if not bool(gi.eq(0).all()):
+        gi, di = _check_grad_layout(gi, di)
+        if not (bool(torch.allclose(gi, torch.zeros_like(gi))) if masked else bool(gi.eq(0).all())):
             raise GradcheckError("backward not multiplied by grad_output")
         if gi.dtype != di.dtype:
             raise GradcheckError("grad is incorrect type")
@@ -530,10 +609,24 @@ def _check_undefined_grad(func, inputs) -> None:
             raise GradcheckError(f"Expected backward function to handle undefined output grads. {_UNDEFINED_HINT}"
                                  ) from e
         for g in captured:
-            if g is not None and bool(_torch().autograd.graph.to_tensor(g).ne(0).any()):
+            if g is not None and bool(_dense(_torch().autograd.graph.to_tensor(g)).ne(0).any()):
                 warn()
                 raise GradcheckError("Expected all input grads to be undefined or zero when all output grads are "
                                      f"undefined or zero. {_UNDEFINED_HINT}")
+
+
+def _sparse_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol) -> None:
+    """The non-masked check of sparse inputs: numerical Jacobians over every element (the inputs densified), the
+    analytical ones from the inputs as given (PyTorch's ``tupled_inputs if masked else _densify(tupled_inputs)``)."""
+    dense_inputs = _densify(inputs)
+    numerical = _numerical_jacobian(func, dense_inputs, _as_tuple(func_out), eps)
+    tensor_outs = [o for o in _as_tuple(func_out) if _is_tensor(o)]
+    keep = [k for k, o in enumerate(tensor_outs) if o.requires_grad]
+    for i, o in enumerate(outputs):
+        analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
+        for j, (a, per_input) in enumerate(zip(analytical, numerical, strict=False)):
+            if not _allclose(a, per_input[keep[i]], rtol, atol):
+                raise GradcheckError(_mismatch(a, per_input[keep[i]], i, j))
 
 
 # Note [Complex gradcheck]
@@ -550,12 +643,15 @@ def _complex_outputs_as(func, take):
 
 
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
-                      check_backward_ad, fast_mode, check_forward_ad=False) -> bool:
+                      check_backward_ad, fast_mode, check_forward_ad=False, masked=False) -> bool:
     tupled = _as_tuple(inputs)
     _check_inputs(tupled)
     func_out = func(*tupled)
+    _check_outputs(func_out)
     outputs = _differentiable_outputs(func_out)
-    if check_backward_ad:
+    if check_backward_ad and not masked and any(_is_tensor(x) and x.layout is not strided for x in tupled):
+        _sparse_check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    elif check_backward_ad:
         check = _fast_check if fast_mode else _slow_check
         complex_outs = {i for i, o in enumerate(outputs) if o.is_complex()}
         if any(_is_tensor(o) and o.is_complex() for o in _as_tuple(func_out)):
@@ -572,7 +668,7 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     if not check_backward_ad:
         return True
     if outputs:
-        _check_backward_linear(outputs, tupled)
+        _check_backward_linear(outputs, tupled, bool(masked))
     if check_undefined_grad:
         _check_undefined_grad(func, tupled)
     return True
@@ -587,7 +683,9 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
 
     ``check_forward_ad`` checks the Jacobian forward-mode AD computes as well (one pass per input element; in fast
     mode one per input, along the same kind of random direction as the backward check); ``check_batched_grad``
-    and ``masked`` are accepted; batched (vmap) checks are not performed.
+    is accepted, batched (vmap) checks are not performed.  Sparse inputs are perturbed in their specified elements
+    with ``masked=True`` (unspecified ones' gradients ignored), in every element otherwise; sparse outputs are
+    refused (PyTorch's "Sparse output is not supported").
     """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
@@ -596,7 +694,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
     args = (func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes, check_backward_ad,
-            fast_mode, check_forward_ad)
+            fast_mode, check_forward_ad, bool(masked))
     if not raise_exception:
         try:
             return _gradcheck_helper(*args)
