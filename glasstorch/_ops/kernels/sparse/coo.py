@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._core import dtype as _dt
-from ...._core.dtype import promote_types, result_type_groups
+from ...._core.dtype import promote_types, result_type_groups, scalar_dtype
 from ...._tensor.impl import empty_contiguous_numpy
 from ...._tensor.sparse import sparse_coo_impl
 from ...aten import aten
@@ -53,6 +53,8 @@ def coalesce_np(indices: np.ndarray, values: np.ndarray, sparse_sizes) -> tuple:
     uniq, inverse = np.unique(lin, return_inverse=True)
     out = np.zeros((uniq.size,) + values.shape[1:], values.dtype)
     np.add.at(out, inverse.reshape(-1), values)
+    if not len(sparse_sizes):
+        return np.zeros((0, uniq.size), np.int64), out
     idx = np.array(np.unravel_index(uniq, tuple(sparse_sizes)), np.int64).reshape(len(sparse_sizes), uniq.size)
     return idx, out
 
@@ -68,8 +70,11 @@ def result_type_impls(*impls):
     """The promoted dtype of impl operands by PyTorch's three groups (dims, 0-dim, wrapped numbers)."""
     groups: dict = {}
     for t in impls:
-        g = 2 if t.is_wrapped_number else 1 if t.ndim == 0 else 0
-        groups[g] = t.dtype if g not in groups else promote_types(groups[g], t.dtype)
+        if isinstance(t, (bool, int, float, complex)):  # a wrapped number (Note [Wrapped numbers])
+            g, dt = 2, scalar_dtype(t)
+        else:
+            g, dt = (2 if t.is_wrapped_number else 1 if t.ndim == 0 else 0), t.dtype
+        groups[g] = dt if g not in groups else promote_types(groups[g], dt)
     return result_type_groups(groups.get(0), groups.get(1), groups.get(2))
 
 
@@ -123,7 +128,8 @@ def dense_to_sparse_coo(arr: np.ndarray, sparse_dim: int, dtype, device):
     flat = arr.reshape((int(np.prod(lead, dtype=np.int64)),) + arr.shape[sparse_dim:])
     keep = flat.reshape(flat.shape[0], -1).any(axis=1) if flat.ndim > 1 else flat != 0
     pos = np.nonzero(keep)[0]
-    idx = np.array(np.unravel_index(pos, lead), np.int64).reshape(sparse_dim, pos.size)
+    idx = (np.array(np.unravel_index(pos, lead), np.int64) if sparse_dim else np.zeros(0, np.int64)).reshape(
+        sparse_dim, pos.size)
     return coo_from_np(idx, flat[pos], arr.shape, dtype, device, True)
 
 
@@ -276,12 +282,12 @@ def _intersect(self, other, dtype):
 def mul_sparse(self, other):
     """``mul.Tensor`` with a sparse operand: the product on the sparse pattern (both sparse: the intersection)."""
     dtype = result_type_impls(self, other)
-    if self.sparse is not None and other.sparse is not None:
+    if getattr(self, "sparse", None) is not None and getattr(other, "sparse", None) is not None:
         _same_size("mul", self, other)
         return _intersect(self, other, dtype)
-    sp, dense = (self, other) if self.sparse is not None else (other, self)
+    sp, dense = (self, other) if getattr(self, "sparse", None) is not None else (other, self)
     idx, vals = coo_parts_np(sp)
-    d = dense.values_np()
+    d = np.asarray(dense) if isinstance(dense, (bool, int, float, complex)) else dense.values_np()
     if d.ndim == 0:
         factor = d
     else:
