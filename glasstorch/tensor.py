@@ -330,6 +330,10 @@ class Tensor:
         sp = self._impl.sparse
         return sp is not None and sp.layout is sparse_coo
 
+    def to_sparse_coo(self) -> Tensor:
+        """This tensor in the COO layout (``Tensor.to_sparse()``)."""
+        return self.to_sparse()
+
     @property
     def is_sparse_csr(self) -> bool:
         sp = self._impl.sparse

@@ -23,7 +23,8 @@ __all__ = ["sparse_compressed_tensor_unsafe", "to_sparse_any", "to_sparse_dim", 
            "to_sparse_csc_any", "to_sparse_bsr_any", "to_sparse_bsc_any", "compressed_to_dense", "compressed_nnz",
            "compressed_sparse_dim", "compressed_dense_dim", "compressed_values", "crow_indices_compressed",
            "col_indices_compressed", "ccol_indices_compressed", "row_indices_compressed", "compressed_sum",
-           "value_positions", "compressed_clone", "layout_name", "sparse_mask_compressed"]
+           "value_positions", "compressed_clone", "layout_name", "sparse_mask_compressed", "transpose_compressed",
+           "t_compressed"]
 
 _LAYOUT_NAMES = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr", sparse_csc: "SparseCsc",
                  sparse_bsr: "SparseBsr", sparse_bsc: "SparseBsc"}
@@ -255,6 +256,30 @@ def sparse_mask_compressed(self, mask):
     vals = dense.reshape(-1)[value_positions(mask)].reshape(sp.values.sizes)
     return sparse_compressed_impl(sp.layout, sp.compressed_indices, sp.plain_indices, np_impl(vals, self.dtype,
                                   self.device), mask.sizes)
+
+
+_TRANSPOSED = {sparse_csr: sparse_csc, sparse_csc: sparse_csr, sparse_bsr: sparse_bsc, sparse_bsc: sparse_bsr}
+
+
+def transpose_compressed(self, dim0, dim1):
+    """``transpose`` of a compressed matrix: the same index arrays read the other way (CSR <-> CSC, BSR <-> BSC,
+    blocks transposed)."""
+    d0, d1 = sorted(d + self.ndim if d < 0 else d for d in (dim0, dim1))
+    if d0 == d1:
+        return compressed_clone(self)
+    if (d0, d1) != (0, 1) or self.ndim != 2:
+        raise RuntimeError("transpose(): glasstorch supports transposing the two sparse dims of a compressed matrix "
+                           "only")
+    sp = self.sparse
+    values = sp.values
+    if sp.layout in BLOCKED:
+        values = aten.clone(aten.transpose_int(values, 1, 2), None)
+    return sparse_compressed_impl(_TRANSPOSED[sp.layout], sp.compressed_indices, sp.plain_indices, values,
+                                  (self.sizes[1], self.sizes[0]))
+
+
+def t_compressed(self):
+    return transpose_compressed(self, 0, 1)
 
 
 def compressed_clone(self, memory_format=None):

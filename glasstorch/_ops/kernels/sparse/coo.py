@@ -314,11 +314,12 @@ def sum_sparse(self, dtype=None):
 
 def mm_sparse(self, mat2):
     """``mm`` with a sparse operand: dense result, or sparse when both operands are sparse."""
-    a = np_impl(_dense_np(self), self.dtype, self.device) if self.sparse is not None else self
-    b = np_impl(_dense_np(mat2), mat2.dtype, mat2.device) if mat2.sparse is not None else mat2
+    a = aten._to_dense(self, None, None) if self.sparse is not None else self
+    b = aten._to_dense(mat2, None, None) if mat2.sparse is not None else mat2
     out = aten.mm(a, b)
     if self.sparse is not None and mat2.sparse is not None:
-        return dense_to_sparse_coo(out.as_numpy(), 2, out.dtype, out.device)
+        coo = dense_to_sparse_coo(out.as_numpy(), 2, out.dtype, out.device)
+        return coo if self.sparse.layout is coo.sparse.layout else aten._to_sparse(coo, self.sparse.layout, None, None)
     return out
 
 
