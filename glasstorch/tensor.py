@@ -389,6 +389,8 @@ class Tensor:
     def is_contiguous(self, memory_format=contiguous_format) -> bool:
         impl = self._impl
         if impl.sparse is not None:
+            if impl.sparse.layout is not sparse_coo:
+                raise RuntimeError(f"Sparse {_SPARSE_KIND[impl.sparse.layout]} tensors do not have is_contiguous")
             return False
         if memory_format is contiguous_format:
             return impl.is_contiguous()

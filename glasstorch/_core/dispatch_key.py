@@ -4,8 +4,9 @@ A key set is a Python ``int`` used as a bit set.  Bit position = priority: a cal
 the *highest* set bit (``ks.bit_length() - 1``).  We flatten PyTorch's (functionality x backend)
 layout into one ordered list of runtime keys, keeping PyTorch's order:
 
-    backends (CPU < CUDA < PrivateUse1 < Meta)  <  SparseCPU < SparseCsrCPU  <  BackendSelect  <  Python  <  Functionalize  <  Conjugate
-    <  Negative  <  ADInplaceOrView  <  AutogradOther < AutogradCPU < AutogradCUDA < AutogradPrivateUse1 < AutogradMeta
+    backends (CPU < CUDA < PrivateUse1 < Meta)  <  SparseCPU < SparseCsrCPU  <  BackendSelect  <  Python
+    <  Functionalize  <  Conjugate  <  Negative  <  ADInplaceOrView
+    <  AutogradOther < AutogradCPU < AutogradCUDA < AutogradPrivateUse1 < AutogradMeta
     <  AutocastCPU < AutocastCUDA < AutocastPrivateUse1  <  PythonTLSSnapshot  <  PythonDispatcher
 
 Alias keys (CompositeImplicitAutograd, CompositeExplicitAutograd, Autograd) exist only for

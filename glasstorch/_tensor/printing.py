@@ -431,15 +431,13 @@ def tensor_repr(t, *, tensor_contents: str | None = None, tangent: str | None = 
 
 
 # The parts a sparse layout prints, by layout name: (prefix, attribute of the parts)
-_SPARSE_PARTS = {"sparse_coo": (("indices=tensor(", "indices"), ("values=tensor(", "values")),
-                 "sparse_csr": (("crow_indices=tensor(", "compressed_indices"), ("col_indices=tensor(", "plain_indices"),
-                                ("values=tensor(", "values")),
-                 "sparse_bsr": (("crow_indices=tensor(", "compressed_indices"), ("col_indices=tensor(", "plain_indices"),
-                                ("values=tensor(", "values")),
-                 "sparse_csc": (("ccol_indices=tensor(", "compressed_indices"), ("row_indices=tensor(", "plain_indices"),
-                                ("values=tensor(", "values")),
-                 "sparse_bsc": (("ccol_indices=tensor(", "compressed_indices"), ("row_indices=tensor(", "plain_indices"),
-                                ("values=tensor(", "values"))}
+_COO_PARTS = (("indices=tensor(", "indices"), ("values=tensor(", "values"))
+_ROW_PARTS = (("crow_indices=tensor(", "compressed_indices"), ("col_indices=tensor(", "plain_indices"),
+              ("values=tensor(", "values"))
+_COL_PARTS = (("ccol_indices=tensor(", "compressed_indices"), ("row_indices=tensor(", "plain_indices"),
+              ("values=tensor(", "values"))
+_SPARSE_PARTS = {"sparse_coo": _COO_PARTS, "sparse_csr": _ROW_PARTS, "sparse_bsr": _ROW_PARTS, "sparse_csc": _COL_PARTS,
+                 "sparse_bsc": _COL_PARTS}
 
 
 def _part_str(part, indent: int) -> str:

@@ -42,7 +42,8 @@ YAML_DIR = ROOT / "glasstorch" / "_ops" / "native_functions"
 KERNEL_ROOTS = (ROOT / "glasstorch" / "_ops" / "kernels", ROOT / "glasstorch" / "_ops" / "decompositions")
 KNOWN_FIELDS = {"func", "variants", "dispatch", "structured", "structured_delegate", "tags", "python_module",
                 "manual_python_binding", "device_check", "device_guard", "autogen", "__line__"}
-DISPATCH_KEYS = {"CPU", "CUDA", "PrivateUse1", "Meta", "SparseCPU", "SparseCsrCPU", "CompositeImplicitAutograd", "CompositeExplicitAutograd",
+DISPATCH_KEYS = {"CPU", "CUDA", "PrivateUse1", "Meta", "SparseCPU", "SparseCsrCPU",
+                 "CompositeImplicitAutograd", "CompositeExplicitAutograd",
                  "CompositeExplicitAutogradNonFunctional"}
 
 

@@ -129,22 +129,22 @@ def to_sparse_dim(self, sparse_dim):
     src = _layout_of(self)
     if src is strided:
         if sparse_dim == 0 and self.ndim > 0:
-            raise RuntimeError("to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
+            raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
         if sparse_dim < 0 or sparse_dim > self.ndim:
-            raise RuntimeError(f"to_sparse: sparse_dim argument must be in [0,{self.ndim}] range, but {sparse_dim} "
-                               f"is given")
+            raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{self.ndim}] range, but "
+                               f"{sparse_dim} is given")
         return dense_to_sparse_coo(self.values_np(), sparse_dim, self.dtype, self.device)
     if src is sparse_coo:
         if sparse_dim != self.sparse.sparse_dim:
-            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim() "
-                               "is not supported")
+            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
+                               "!=self.sparse_dim() is not supported")
         sp = self.sparse
         return sparse_coo_impl(sp.indices, sp.values, self.sizes, sp.coalesced)
     if sparse_dim != 2:
         raise RuntimeError(f"to_sparse: conversion from {layout_name(src)} to Sparse with sparse_dim argument !=2 is "
                            f"not supported")
-    idx, vals = _coo_entries(self, "to_sparse", sparse_coo)
-    return coo_from_np(idx, vals, self.sizes, self.dtype, self.device, True)
+    rows, cols, vals = _compressed_entries(self)  # storage order: coalesced only when that is row-major
+    return coo_from_np(np.stack([rows, cols]), vals, self.sizes, self.dtype, self.device, src is sparse_csr)
 
 
 def to_sparse_any(self, layout=None, blocksize=None, dense_dim=None):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core.dtype import promote_types, result_type_groups, scalar_dtype
+from ...._core.layout import sparse_coo as _sparse_coo
 from ...._tensor.impl import empty_contiguous_numpy
 from ...._tensor.sparse import sparse_coo_impl
 from ...aten import aten
@@ -241,7 +242,9 @@ def add_sparse(self, other, alpha=1):
         return np_impl(out, dtype, self.device)
     if other.sparse is None:
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
-    _same_size("add", self, other)
+    if tuple(self.sizes) != tuple(other.sizes):
+        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {_fmt(self.sizes)} != "
+                           f"{_fmt(other.sizes)}")
     if self.sparse.sparse_dim != other.sparse.sparse_dim:
         raise RuntimeError(f"add: expected 'self' and 'other' to have same sparse dimensions, but got "
                            f"{self.sparse.sparse_dim} and {other.sparse.sparse_dim}")
@@ -283,7 +286,9 @@ def mul_sparse(self, other):
     """``mul.Tensor`` with a sparse operand: the product on the sparse pattern (both sparse: the intersection)."""
     dtype = result_type_impls(self, other)
     if getattr(self, "sparse", None) is not None and getattr(other, "sparse", None) is not None:
-        _same_size("mul", self, other)
+        if tuple(self.sizes) != tuple(other.sizes) or self.sparse.sparse_dim != other.sparse.sparse_dim:
+            raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal "
+                               "dimensionality, number of sparse dimensions, and shape of sparse dimensions")
         return _intersect(self, other, dtype)
     sp, dense = (self, other) if getattr(self, "sparse", None) is not None else (other, self)
     idx, vals = coo_parts_np(sp)
@@ -291,7 +296,11 @@ def mul_sparse(self, other):
     if d.ndim == 0:
         factor = d
     else:
-        _same_size("mul", self, other)
+        if tuple(sp.sizes) != tuple(d.shape):
+            a, b = self.sizes, (other.shape if isinstance(other, np.ndarray) else other.sizes)
+            dim = next(i for i, (x, y) in enumerate(zip(a[::-1], b[::-1], strict=False)) if x != y)
+            raise RuntimeError(f"The size of tensor a ({a[len(a) - 1 - dim]}) must match the size of tensor b "
+                               f"({b[len(b) - 1 - dim]}) at non-singleton dimension {len(a) - 1 - dim}")
         factor = d[tuple(idx)]
     return coo_from_np(idx, (vals * factor).astype(dtype.np), sp.sizes, dtype, sp.device, sp.sparse.coalesced)
 
@@ -299,7 +308,10 @@ def mul_sparse(self, other):
 def mul_sparse_(self, other):
     if self.sparse is None:
         raise RuntimeError("mul_: a dense tensor cannot be multiplied in place by a sparse one")
-    return _assign(self, mul_sparse(self, other))
+    out = _assign(self, mul_sparse(self, other))
+    if getattr(other, "sparse", None) is None:  # PyTorch's in-place scaling marks the result uncoalesced
+        out.sparse.coalesced = False
+    return out
 
 
 def neg_sparse(self):
@@ -316,6 +328,8 @@ def mm_sparse(self, mat2):
     """``mm`` with a sparse operand: dense result, or sparse when both operands are sparse."""
     a = aten._to_dense(self, None, None) if self.sparse is not None else self
     b = aten._to_dense(mat2, None, None) if mat2.sparse is not None else mat2
+    if self.sparse is None and mat2.sparse.layout is _sparse_coo:  # (sparse^T @ dense^T)^T: column-major
+        return aten.t(aten.mm(aten.t(b), aten.t(a)))
     out = aten.mm(a, b)
     if self.sparse is not None and mat2.sparse is not None:
         coo = dense_to_sparse_coo(out.as_numpy(), 2, out.dtype, out.device)
@@ -328,6 +342,8 @@ def transpose_sparse(self, dim0, dim1):
     nd = self.ndim
     d0, d1 = (dim0 + nd if dim0 < 0 else dim0), (dim1 + nd if dim1 < 0 else dim1)
     sd = self.sparse.sparse_dim
+    if d0 == d1:
+        return clone_sparse(self)
     sizes = list(self.sizes)
     sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
     idx, vals = coo_parts_np(self)
@@ -342,7 +358,7 @@ def transpose_sparse(self, dim0, dim1):
 
 
 def t_sparse(self):
-    if self.ndim > 2:
+    if self.ndim > 2 or self.sparse.dense_dim:
         raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
                            f"{self.sparse.sparse_dim} sparse and {self.sparse.dense_dim} dense dimensions")
     return transpose_sparse(self, 0, 1) if self.ndim == 2 else clone_sparse(self)
