@@ -74,6 +74,11 @@ _BELOW = tuple((1 << k) - 1 for k in range(NUM_KEYS))  # _BELOW[k]: every runtim
 _BELOW_AUTOGRAD = dk.bit("ADInplaceOrView") | dk.AUTOGRAD_SET
 
 
+# Note [Sparse kernels run below autograd]
+# A sparse kernel computes with operators on its parts and on dense tensors (``aten._to_dense`` then ``aten.mm``).
+# Those calls start from the top of the dispatcher, so without a guard they would record a graph of their own under
+# the one the operator's autograd kernel records (PyTorch's autograd kernels redispatch under
+# AutoDispatchBelowADInplaceOrView for the same reason).
 def _below_autograd(kernel: Kernel) -> Kernel:
     """``kernel`` run with autograd and ADInplaceOrView excluded (Note [Composite kernels run below autograd])."""
     fn = kernel.fn
@@ -191,6 +196,8 @@ class OperatorHandle:
         """PyTorch's ``computeDispatchTableEntryWithDebug`` for one runtime key."""
         k = self._direct(key)
         if k is not None:
+            if key in dk.SPARSE_KEYS and k is not FALLTHROUGH:  # Note [Sparse kernels run below autograd]
+                return _below_autograd(k)
             return k
         is_backend = key in dk.BACKEND_KEYS or key == "Undefined"
         is_autograd = key in dk.AUTOGRAD_KEYS

@@ -457,20 +457,35 @@ def _random_directions(diff, outputs):
 
 def _unit_vector(x):
     """PyTorch's ``_vec_from_tensor``: uniform entries scaled to norm 1 (so the absolute tolerance means the same
-    at every size)."""
-    u = _torch().rand(x.shape, dtype=x.dtype)
-    return u / u.norm() if u.numel() else u
+    at every size); for a sparse ``x`` only its specified elements are drawn (a dense ``u``, zero elsewhere)."""
+    torch = _torch()
+    if x.layout is strided:
+        u = torch.rand(x.shape, dtype=x.dtype)
+        return u / u.norm() if u.numel() else u
+    step = _unit_vector(_values_alias(x))
+    flat = torch.zeros(x.numel(), dtype=x.dtype)
+    flat.index_put_((torch.tensor(value_positions(x._impl)),), step.reshape(-1), accumulate=True)
+    return flat.reshape(x.shape)
+
+
+def _moved_part(x, u):
+    """What a perturbation along ``u`` writes, and its step: ``x.data``, or a sparse ``x``'s values (``u`` read at
+    their positions)."""
+    if x.layout is strided:
+        return x.data, u
+    values = _values_alias(x)
+    return values, u.reshape(-1)[_torch().tensor(value_positions(x._impl))].reshape(values.shape)
 
 
 def _numerical_jvps(func, func_out, inputs, diff, us, eps) -> list:
     """``num[j][i]``: the central difference of differentiable output i along ``us[j]`` on input j alone."""
     num = []
     for x, u in zip(diff, us, strict=False):
-        data = x.data
+        data, step = _moved_part(x, u)
         orig = data.clone()
-        data.copy_(orig - eps * u)
+        data.copy_(orig - eps * step)
         lo = _differentiable_like(func(*inputs), func_out)
-        data.copy_(orig + eps * u)
+        data.copy_(orig + eps * step)
         hi = _differentiable_like(func(*inputs), func_out)
         data.copy_(orig)
         _check_same_dtype_and_shape(lo, hi, eps)
@@ -520,13 +535,14 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
     """``v^T J u`` for random unit ``u`` (per input) and ``v`` (per output), numerically and analytically.
 
     On a mismatch the full slow check runs, so the error shows whole Jacobians; so does a complex input (PyTorch's
-    fast mode draws complex ``u``; here those inputs get the slow check's exact Jacobians).
+    fast mode draws complex ``u``; here those inputs get the slow check's exact Jacobians).  A sparse input's ``u``
+    lies on its specified elements, masked or not (PyTorch densifies ``u`` with the inputs, zeros outside).
     """
     torch = _torch()
     diff = _diff_inputs(inputs)
     slow = (func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol, complex_parts)
-    if not outputs or any(x.is_complex() or x.layout is not strided for x in diff):
-        return _slow_check(*slow)  # sparse inputs too: their exact Jacobians
+    if not outputs or any(x.is_complex() for x in diff):
+        return _slow_check(*slow)
     us, vs = _random_directions(diff, outputs)
     num = _numerical_jvps(func, func_out, inputs, diff, us, eps)
     for i, (o, v) in enumerate(zip(outputs, vs, strict=False)):
@@ -536,7 +552,7 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
                    for g, h in zip(grads, again, strict=True)):
             raise GradcheckError(_NOT_REENTRANT.format(nondet_tol))
         for j, (g, u) in enumerate(zip(grads, us, strict=False)):
-            ana = (g * u).sum() if g is not None else torch.zeros((), dtype=u.dtype)
+            ana = (_dense(g) * u).sum() if g is not None else torch.zeros((), dtype=u.dtype)
             numv = (num[j][i].to(v.dtype) * v).sum()
             if not _allclose(ana.reshape(1), numv.reshape(1), rtol, _adjusted_atol(atol, u, v)):
                 return _slow_check(*slow)
@@ -649,7 +665,8 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     func_out = func(*tupled)
     _check_outputs(func_out)
     outputs = _differentiable_outputs(func_out)
-    if check_backward_ad and not masked and any(_is_tensor(x) and x.layout is not strided for x in tupled):
+    sparse = any(_is_tensor(x) and x.layout is not strided for x in tupled)
+    if check_backward_ad and sparse and not masked and not fast_mode:  # fast mode moves along the pattern anyway
         _sparse_check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
     elif check_backward_ad:
         check = _fast_check if fast_mode else _slow_check
