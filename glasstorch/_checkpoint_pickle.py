@@ -32,7 +32,7 @@ from . import _weights_only_unpickler as _wo
 from ._core import dtype as _dt
 from ._core.device import device
 from ._core.dispatch_key import MATH_BITS
-from ._core.layout import layout, memory_format
+from ._core.layout import layout, memory_format, sparse_bsr, sparse_coo, sparse_csr
 from ._core.shape import Size
 from ._tensor.impl import TensorImpl
 from ._tensor.storage import UntypedStorage
@@ -224,6 +224,9 @@ def _reduce_tensor(t: Tensor):
     impl = t._impl
     _warn_if_has_hooks(impl)
     param = _utils.parameter_class()
+    if param is not None and type(t) is param and impl.sparse is not None:
+        data = wrap(impl.view_impl(impl.sizes, impl.strides, impl.offset))  # the same parts, no autograd
+        return (name("torch._utils", "_rebuild_parameter"), (data, t.requires_grad, OrderedDict()))
     if param is not None and type(t) is param:
         plain = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
         plain.key_set |= impl.key_set & MATH_BITS  # the data keeps the lazy conj/neg bits (Note [Math bits])
@@ -236,6 +239,13 @@ def _reduce_tensor(t: Tensor):
     fake = _is_fake(t)
     if fake and not (serialization_tls.skip_data and serialization_tls.materialize_fake_tensors):
         return t.__reduce_ex__(2)  # a fake outside skip_data(materialize_fake_tensors=True) has no data to save
+    if impl.sparse is not None:
+        func, args = _reduce_sparse(t, impl)
+        state = _utils._get_obj_state(t)
+        if type(t) is Tensor and not state:
+            return (func, args)
+        cls = name("torch", "Tensor") if type(t) is Tensor else type(t)
+        return (name("torch._tensor", "_rebuild_from_type_v2"), (func, cls, args, state))
     func, args = _reduce_plain(t, impl, fake)
     metadata = _utils.get_tensor_metadata(t) if impl.device.type != "meta" else None
     if metadata:  # the conjugate/negative bits (PyTorch appends them only when set)
@@ -247,6 +257,18 @@ def _reduce_tensor(t: Tensor):
         return (func, args)
     cls = name("torch", "Tensor") if type(t) is Tensor else type(t)
     return (name("torch._tensor", "_rebuild_from_type_v2"), (func, cls, args, state))
+
+
+def _reduce_sparse(t: Tensor, impl: TensorImpl):
+    """PyTorch's reduction of a sparse tensor: its layout and its parts (saved as dense tensors), no autograd state."""
+    sp = impl.sparse
+    if sp.layout is sparse_coo:
+        parts = (t._indices(), t._values(), t.size(), t.is_coalesced())
+    elif sp.layout in (sparse_csr, sparse_bsr):
+        parts = (t.crow_indices(), t.col_indices(), t.values(), t.size())
+    else:
+        parts = (t.ccol_indices(), t.row_indices(), t.values(), t.size())
+    return (name("torch._utils", "_rebuild_sparse_tensor"), (sp.layout, parts))
 
 
 def _reduce_plain(t: Tensor, impl: TensorImpl, fake: bool):

@@ -24,6 +24,7 @@ from ._core import layout as _layout
 from ._core.device import as_device
 from ._tensor.impl import from_numpy_impl, storage_nbytes_for
 from ._tensor.storage import UntypedStorage
+from ._sparse_functions import sparse_compressed_tensor, sparse_coo_tensor
 from ._tensor.typed_storage import TypedStorage
 from .tensor import (  # noqa: F401  (the pickling half of the tensor layer, re-exported under torch's names)
     Tensor,
@@ -131,6 +132,21 @@ def _rebuild_device_tensor_from_numpy(data, dtype, device, requires_grad):
     tensor = wrap(from_numpy_impl(data, _dt.from_numpy_dtype(data.dtype))).to(dtype=dtype, device=as_device(device))
     tensor.requires_grad = requires_grad
     return tensor
+
+
+def _rebuild_sparse_tensor(layout, data) -> Tensor:
+    """A sparse tensor from its pickled parts: ``(indices, values, size[, is_coalesced])`` for COO,
+    ``(compressed_indices, plain_indices, values, size)`` for the compressed layouts (PyTorch's
+    ``_rebuild_sparse_tensor``; the invariants are not checked, as PyTorch defers them)."""
+    if layout is _layout.sparse_coo:
+        indices, values, size = data[:3]
+        is_coalesced = data[3] if len(data) > 3 else None
+        return sparse_coo_tensor(indices, values, size, check_invariants=False, is_coalesced=is_coalesced)
+    if layout in (_layout.sparse_csr, _layout.sparse_csc, _layout.sparse_bsr, _layout.sparse_bsc):
+        compressed_indices, plain_indices, values, size = data
+        return sparse_compressed_tensor(compressed_indices, plain_indices, values, size, layout=layout,
+                                        check_invariants=False)
+    raise NotImplementedError(f"rebuilding sparse tensor for layout {layout}")
 
 
 _LAYOUTS = {repr(v): v for v in vars(_layout).values() if isinstance(v, _layout.layout)}

@@ -100,7 +100,7 @@ def _user_allowed() -> dict:
 
 # -- the default allowlist, under the names PyTorch's pickles use -------------------------------------------
 _REBUILD_FUNCTIONS = ("_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_parameter",
-                      "_rebuild_parameter_with_state", "_rebuild_meta_tensor_no_storage",
+                      "_rebuild_parameter_with_state", "_rebuild_meta_tensor_no_storage", "_rebuild_sparse_tensor",
                       "_rebuild_device_tensor_from_numpy", "_rebuild_device_tensor_from_cpu_tensor")
 
 

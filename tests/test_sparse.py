@@ -3,6 +3,8 @@ sparse arithmetic (add, mul, sum, mm, transpose), tensor attributes and repr."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 import torch
@@ -270,3 +272,32 @@ def test_repr_layouts():
     g, t = both(lambda m: m.sparse_coo_tensor(m.zeros(2, 0).long(), m.ones(0, 3), (2, 2, 3), dtype=m.float16))
     assert repr(g) == repr(t)
     assert np.array_equal(g.to_dense().float().numpy(), t.to_dense().float().numpy())
+
+
+# -- serialization: the checkpoints interchange with torch ----------------------------------------------------------
+_SAVED = [lambda m: m.sparse_coo_tensor([[1, 0, 1]], [1.0, 2.0, 3.0], (3,)),
+          lambda m: _dense(m).to_sparse().coalesce(), lambda m: _dense(m).to_sparse_csr(),
+          lambda m: _dense(m).to_sparse_csc(), lambda m: _dense(m).to_sparse_bsr((2, 2)),
+          lambda m: _dense(m).to_sparse_bsc((2, 2))]
+
+
+@pytest.mark.parametrize("build", _SAVED, ids=["coo", "coalesced", "csr", "csc", "bsr", "bsc"])
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_save_load_interchange(build, weights_only):
+    buf = io.BytesIO()
+    gt.save({"x": build(gt)}, buf)
+    buf.seek(0)
+    assert_same_sparse(build(gt), torch.load(buf, weights_only=weights_only)["x"])
+    buf = io.BytesIO()
+    torch.save({"x": build(torch)}, buf)
+    buf.seek(0)
+    assert_same_sparse(gt.load(buf, weights_only=weights_only)["x"], build(torch))
+
+
+def test_save_sparse_parameter():
+    buf = io.BytesIO()
+    gt.save(gt.nn.Parameter(_dense(gt).to_sparse()), buf)
+    buf.seek(0)
+    loaded = torch.load(buf)
+    assert isinstance(loaded, torch.nn.Parameter) and loaded.requires_grad
+    assert_same_sparse(gt.nn.Parameter(_dense(gt).to_sparse()), loaded)
