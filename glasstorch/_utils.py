@@ -22,9 +22,9 @@ from . import nn as _nn
 from ._core import dtype as _dt
 from ._core import layout as _layout
 from ._core.device import as_device
+from ._sparse_functions import sparse_compressed_tensor, sparse_coo_tensor
 from ._tensor.impl import from_numpy_impl, storage_nbytes_for
 from ._tensor.storage import UntypedStorage
-from ._sparse_functions import sparse_compressed_tensor, sparse_coo_tensor
 from ._tensor.typed_storage import TypedStorage
 from .tensor import (  # noqa: F401  (the pickling half of the tensor layer, re-exported under torch's names)
     Tensor,
