@@ -32,6 +32,7 @@ from . import _tensor_operators as _operators
 from ._generated import methods as _methods
 from ._generated.functions import *  # noqa: F401,F403
 from ._sparse_functions import *  # noqa: F401,F403
+from .tensor import _has_compatible_shallow_copy_type  # noqa: F401
 from ._binding_support import return_types  # noqa: F401
 from ._ops.dispatcher import show_dispatch_trace  # noqa: F401
 

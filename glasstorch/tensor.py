@@ -85,6 +85,12 @@ def _impl_type(impl) -> str:
     return "SparseTensorImpl" if sp.layout is sparse_coo else "SparseCsrTensorImpl"
 
 
+def _has_compatible_shallow_copy_type(tensor, other) -> bool:
+    """Whether ``tensor.data = other`` is allowed: both have the same kind of TensorImpl (dense, COO, compressed)
+    (``torch._has_compatible_shallow_copy_type``)."""
+    return _impl_type(tensor._impl) == _impl_type(other._impl)
+
+
 def wrap(impl: TensorImpl, cls=None) -> Tensor:
     """The public Tensor for an impl: the existing one if the impl has one alive (PyTorch's pyobj slot)."""
     ref = impl.pyobj

@@ -22,9 +22,10 @@ import sys
 import warnings
 from collections import OrderedDict
 
+from ... import __future__ as _future
 from ..._functions import empty_like
 from ...autograd.grad_mode import no_grad
-from ...tensor import Tensor
+from ...tensor import Tensor, _has_compatible_shallow_copy_type
 from ...tensor import nn_parse_to as _parse_to  # torch._C._nn._parse_to
 from ..parameter import Buffer, Parameter
 from . import _module_hooks
@@ -51,6 +52,13 @@ __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forwar
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
+
+
+def _keeps_tensor(tensor, applied) -> bool:
+    """Whether ``_apply`` writes ``applied`` into ``tensor`` through ``.data`` (PyTorch's
+    ``compute_should_use_set_data``)."""
+    overwrite = _future.get_overwrite_module_params_on_conversion()
+    return _has_compatible_shallow_copy_type(tensor, applied) and not overwrite
 
 class Module(ModuleCallMixin, ModuleStateMixin):
     """Base class for all neural network modules (``torch.nn.Module``).
@@ -426,20 +434,34 @@ class Module(ModuleCallMixin, ModuleStateMixin):
         return self
 
     def _apply(self, fn, recurse=True):
+        """Convert every parameter (and its grad) and buffer with ``fn``: in place through ``.data`` when the result
+        has the same kind of TensorImpl (dense stays dense), else as a new Parameter / grad (a layout change, or
+        ``torch.__future__.set_overwrite_module_params_on_conversion(True)``), as PyTorch's ``Module._apply``."""
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        if _future.get_swap_module_params_on_conversion():
+            raise NotImplementedError("torch.__future__.set_swap_module_params_on_conversion(True) needs "
+                                      "torch.utils.swap_tensors, which glasstorch does not implement")
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
                 param_applied = fn(param)
             param_grad = param.grad
-            param.data = param_applied  # identity kept: the Parameter now reads the converted tensor
+            if _keeps_tensor(param, param_applied):
+                param.data = param_applied  # identity kept: the Parameter now reads the converted tensor
+                out_param = param
+            else:
+                out_param = Parameter(param_applied, param.requires_grad)
+                self._parameters[key] = out_param
             if param_grad is not None:
                 with no_grad():
                     grad_applied = fn(param_grad)
-                param.grad.data = grad_applied
+                if _keeps_tensor(param_grad, grad_applied) and out_param.grad is not None:
+                    out_param.grad.data = grad_applied
+                else:
+                    out_param.grad = grad_applied.requires_grad_(param_grad.requires_grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
