@@ -255,3 +255,16 @@ def test_linear_with_sparse_weight(layout, bias):
     assert_same(g_res, t_res, check_strides=False, rtol=1e-12, atol=1e-12)
     assert_same(g_grads[0].to_dense(), t_grads[0].to_dense(), check_strides=False)
     assert_same(g_grads[1], t_grads[1], check_strides=False)
+
+
+def test_torch_sparse_sum_gradient_is_sparse():
+    def run(m):
+        x = m.tensor(_VALUES, dtype=m.float64).to_sparse().requires_grad_()
+        s = m.sparse.sum(x)
+        s.backward()
+        return s, type(s.grad_fn).__name__, x.grad, m.sparse.sum(x.detach(), dtype=m.float32)
+    (gs, gname, gg, g32), (ts, tname, tg, t32) = run(gt), run(torch)
+    assert gname == tname
+    assert_same(gs.detach(), ts.detach())
+    assert_same(g32, t32)
+    assert_same_grad(gg, tg)

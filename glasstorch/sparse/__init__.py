@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["check_sparse_tensor_invariants"]
+__all__ = ["check_sparse_tensor_invariants", "sum"]
 
 _CHECK_INVARIANTS = [False]  # off by default, as in PyTorch
 
@@ -65,3 +65,16 @@ class check_sparse_tensor_invariants:
             with type(self)(self.state):
                 return fn(*args, **kwargs)
         return checked
+
+
+def sum(input, dim=None, dtype=None):  # noqa: A001 - PyTorch's name
+    """The sum of a sparse tensor's specified elements, as a 0-dim dense tensor (``torch.sparse.sum``); its gradient
+    is sparse, on the input's pattern (PyTorch's ``_sparse_sum`` is ``coalesce().values().sum()``).
+
+    Example:
+        >>> torch.sparse.sum(torch.tensor([[0.0, 2.0], [3.0, 0.0]]).to_sparse())
+        tensor(5.)
+    """
+    if dim is not None:
+        raise NotImplementedError("torch.sparse.sum over dims (_sparse_sum.dim) is not implemented in glasstorch")
+    return input.coalesce().values().sum(dtype=dtype)
