@@ -268,3 +268,19 @@ def test_torch_sparse_sum_gradient_is_sparse():
     assert_same(gs.detach(), ts.detach())
     assert_same(g32, t32)
     assert_same_grad(gg, tg)
+
+
+@pytest.mark.parametrize("sparse_rhs", [False, True])
+def test_torch_sparse_mm_keeps_the_pattern_in_gradients(sparse_rhs):
+    def run(m):
+        x = m.tensor(_VALUES, dtype=m.float64).to_sparse().requires_grad_()
+        y = m.tensor(_GRAD, dtype=m.float64)
+        y = (y.to_sparse() if sparse_rhs else y).requires_grad_()
+        r = m.sparse.mm(x, y)
+        (r.to_dense() if r.is_sparse else r).sum().backward()
+        return r, type(r.grad_fn).__name__, x.grad, y.grad
+    (gr, gname, gx, gy), (tr, tname, tx, ty) = run(gt), run(torch)
+    assert gname == tname and str(gr.layout) == str(tr.layout)
+    assert_same(gr.detach().to_dense(), tr.detach().to_dense(), check_strides=False)
+    assert_same_grad(gx, tx)
+    assert_same_grad(gy, ty)

@@ -16,7 +16,8 @@ from __future__ import annotations
 from .._core.layout import sparse_bsc, sparse_bsr, sparse_coo, strided
 from . import formulas as _formulas
 
-__all__ = ["to_dense_backward", "to_sparse_backward", "values_backward", "sparse_mask_backward"]
+__all__ = ["to_dense_backward", "to_sparse_backward", "values_backward", "sparse_mask_backward",
+           "mm_mat1_sparse_backward"]
 
 
 def _torch():
@@ -57,3 +58,9 @@ def sparse_mask_backward(grad, mask, self_layout):
     """The gradient of ``sparse_mask``: ``grad`` on the mask's pattern, dense for a strided input."""
     out = grad.sparse_mask(mask)
     return out.to_dense() if self_layout is strided else out
+
+
+def mm_mat1_sparse_backward(grad, mat1, mat2, alpha):
+    """The gradient of ``_sparse_addmm`` for its sparse ``mat1``: ``alpha * grad @ mat2^T`` on ``mat1``'s pattern."""
+    return _formulas.maybe_multiply(grad.mm(mat2.t()), alpha).sparse_mask(mat1.coalesce())
+

@@ -10,8 +10,9 @@ Invariant: leaving a ``check_sparse_tensor_invariants`` block restores the flag 
 from __future__ import annotations
 
 import functools
+import sys
 
-__all__ = ["check_sparse_tensor_invariants", "sum"]
+__all__ = ["check_sparse_tensor_invariants", "sum", "mm"]
 
 _CHECK_INVARIANTS = [False]  # off by default, as in PyTorch
 
@@ -78,3 +79,19 @@ def sum(input, dim=None, dtype=None):  # noqa: A001 - PyTorch's name
     if dim is not None:
         raise NotImplementedError("torch.sparse.sum over dims (_sparse_sum.dim) is not implemented in glasstorch")
     return input.coalesce().values().sum(dtype=dtype)
+
+
+def mm(mat1, mat2):
+    """``mat1 @ mat2`` for a sparse ``mat1`` (``torch.sparse.mm``): dense for a dense ``mat2``, sparse for a sparse
+    one; the gradient of a sparse operand keeps its pattern.
+
+    Example:
+        >>> torch.sparse.mm(torch.eye(2).to_sparse(), torch.ones(2, 1))
+        tensor([[1.],
+                [1.]])
+    """
+    torch = sys.modules["glasstorch"]  # the package above this module, complete by the time of a call
+    if mat1.is_sparse and mat2.is_sparse:
+        return torch._sparse_sparse_matmul(mat1, mat2)
+    return torch._sparse_mm(mat1, mat2)
+

@@ -1156,6 +1156,9 @@ col_indices = _def('col_indices(Tensor(a) self) -> Tensor(a)')
 ccol_indices = _def('ccol_indices(Tensor(a) self) -> Tensor(a)')
 row_indices = _def('row_indices(Tensor(a) self) -> Tensor(a)')
 sparse_mask = _def('sparse_mask(Tensor self, Tensor mask) -> Tensor')
+_sparse_mm = _def('_sparse_mm(Tensor sparse, Tensor dense) -> Tensor')
+_sparse_addmm = _def('_sparse_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
+_sparse_sparse_matmul = _def('_sparse_sparse_matmul(Tensor self, Tensor other) -> Tensor')
 lgamma = _def('lgamma(Tensor self) -> Tensor')
 lgamma_ = _def('lgamma_(Tensor(a!) self) -> Tensor(a!)')
 lgamma_out = _def('lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
@@ -5333,6 +5336,9 @@ _reg(ccol_indices, "SparseCsrCPU", _k_kernels_sparse_compressed.ccol_indices_com
 _reg(row_indices, "SparseCsrCPU", _k_kernels_sparse_compressed.row_indices_compressed)
 _reg(sparse_mask, "SparseCPU", _k_kernels_sparse_coo.sparse_mask_sparse)
 _reg(sparse_mask, "SparseCsrCPU", _k_kernels_sparse_compressed.sparse_mask_compressed)
+_reg(_sparse_mm, "CompositeImplicitAutograd", _k_decompositions_sparse.sparse_mm)
+_reg(_sparse_addmm, "SparseCPU", _k_kernels_sparse_coo.sparse_addmm)
+_reg(_sparse_sparse_matmul, "SparseCPU", _k_kernels_sparse_coo.mm_sparse)
 
 
 def _lgamma_structured(self):

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from ..._core.layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ..aten import aten
+from ..factories import full_impl
 from ..kernels.sparse.compressed import layout_name
 
 __all__ = ["to_dense", "to_sparse_sparse_dim", "to_sparse", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
-           "to_sparse_bsc", "coalesce"]
+           "to_sparse_bsc", "coalesce", "sparse_mm"]
 
 
 def to_dense(self, dtype=None, masked_grad=None):
@@ -64,3 +65,10 @@ def coalesce(self):
     if self.layout is not sparse_coo:
         raise RuntimeError(f"coalesce expected sparse coordinate tensor layout but got {layout_name(self.layout)}")
     return self if self.sparse.coalesced else aten._coalesce(self)
+
+
+def sparse_mm(sparse, dense):
+    """``torch.sparse.mm(sparse, dense)``: ``_sparse_addmm`` into zeros, whose gradient keeps ``sparse``'s pattern."""
+    zeros = full_impl((sparse.sizes[0], dense.sizes[1]), 0, sparse.dtype, sparse.device)
+    return aten._sparse_addmm(zeros, sparse, dense, 0, 1)
+

@@ -13580,6 +13580,50 @@ def _autograd_sparse_mask(ks, self, mask):
 register_autograd('aten::sparse_mask', _autograd_sparse_mask)
 
 
+_op__sparse_addmm = _get_op('aten::_sparse_addmm')
+_fw__sparse_addmm = FwSpec(_op__sparse_addmm, (0, 1, 2), (False, False, False), 'functional', None)
+
+
+def _autograd__sparse_addmm(ks, self, mat1, mat2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__sparse_addmm, _autograd__sparse_addmm, ks, self, mat1, mat2, beta, alpha)
+    if ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat1, mat2):
+        node = _n.SparseAddmmBackward0()
+        node.next_edges = record.edges(self, mat1, mat2)
+        node.mat1_ = record.save(mat1)
+        node.mat2_ = record.save(mat2) if node.should_compute_output(1) else None
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op__sparse_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
+        record.output(result, node)
+        return result
+    return _op__sparse_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
+
+
+register_autograd('aten::_sparse_addmm', _autograd__sparse_addmm)
+
+
+_op__sparse_sparse_matmul = _get_op('aten::_sparse_sparse_matmul')
+_fw__sparse_sparse_matmul = FwSpec(_op__sparse_sparse_matmul, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__sparse_sparse_matmul(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__sparse_sparse_matmul, _autograd__sparse_sparse_matmul, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.SparseSparseMatmulBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op__sparse_sparse_matmul.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op__sparse_sparse_matmul.redispatch(ks, self, other)
+
+
+register_autograd('aten::_sparse_sparse_matmul', _autograd__sparse_sparse_matmul)
+
+
 _op_deg2rad = _get_op('aten::deg2rad')
 _fw_deg2rad = FwSpec(_op_deg2rad, (0,), (False,), 'functional', _n._Deg2RadBackward0_jvp)
 

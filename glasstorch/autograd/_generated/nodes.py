@@ -13511,6 +13511,110 @@ class SparseMaskBackward0(NodeBase):
         return self.mask_
 
 
+def _SparseAddmmBackward0_0(grad, grads, mat1, mat2, beta, alpha):
+    return maybe_multiply(grad, beta)
+
+
+def _SparseAddmmBackward0_1(grad, grads, mat1, mat2, beta, alpha):
+    return mm_mat1_sparse_backward(grad, mat1, mat2, alpha)
+
+
+def _SparseAddmmBackward0_2(grad, grads, mat1, mat2, beta, alpha):
+    return maybe_multiply(mat1.t().mm(grad), alpha)
+
+
+class SparseAddmmBackward0(NodeBase):
+    """Backward of ``_sparse_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:47)."""
+
+    __slots__ = ('mat1_', 'mat2_', 'beta_', 'alpha_')
+    _tensor_slots = ('mat1_', 'mat2_')
+    _inputs = ('self', 'mat1', 'mat2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mat1 = _unpack(node, node.mat1_, 'SparseAddmmBackward0')
+        mat2 = _unpack(node, node.mat2_, 'SparseAddmmBackward0')
+        beta = node.beta_
+        alpha = node.alpha_
+        out = [None] * 3
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SparseAddmmBackward0_0(grad, grads, mat1, mat2, beta, alpha))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SparseAddmmBackward0_1(grad, grads, mat1, mat2, beta, alpha))
+        if node.should_compute_output(2):
+            out[2] = unwrap(_SparseAddmmBackward0_2(grad, grads, mat1, mat2, beta, alpha))
+        return out
+
+    @property
+    def _saved_mat1(self):
+        return _unpack(self, self.mat1_, 'SparseAddmmBackward0')
+
+    @property
+    def _raw_saved_mat1(self):
+        return self.mat1_
+
+    @property
+    def _saved_mat2(self):
+        return _unpack(self, self.mat2_, 'SparseAddmmBackward0')
+
+    @property
+    def _raw_saved_mat2(self):
+        return self.mat2_
+
+    @property
+    def _saved_beta(self):
+        return self.beta_
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+
+def _SparseSparseMatmulBackward0_0(grad, grads, self, other):
+    return grad.mm(other.t()).sparse_mask(self.coalesce())
+
+
+def _SparseSparseMatmulBackward0_1(grad, grads, self, other):
+    return self.t().mm(grad).sparse_mask(other.coalesce())
+
+
+class SparseSparseMatmulBackward0(NodeBase):
+    """Backward of ``_sparse_sparse_matmul(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/sparse.yaml:52)."""
+
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'SparseSparseMatmulBackward0')
+        self = _unpack(node, node.self_, 'SparseSparseMatmulBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SparseSparseMatmulBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SparseSparseMatmulBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SparseSparseMatmulBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'SparseSparseMatmulBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
 def _Deg2RadBackward0_0(grad, grads):
     return deg2rad_backward(grad)
 

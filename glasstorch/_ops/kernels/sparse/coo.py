@@ -24,7 +24,7 @@ __all__ = ["new_with_dims_and_tensor_sparse", "sparse_to_dense", "coalesce_spars
            "sparse_mask_sparse", "add_sparse", "add_sparse_", "mul_sparse", "mul_sparse_", "sum_sparse",
            "mm_sparse", "t_sparse", "transpose_sparse", "clone_sparse", "copy_sparse_", "dense_to_sparse_coo",
            "np_impl", "coo_from_np", "coo_parts_np", "coalesce_np", "neg_sparse", "result_type_impls",
-           "sparse_to_dense_np", "is_coalesced_strided"]
+           "sparse_to_dense_np", "is_coalesced_strided", "sparse_addmm"]
 
 
 # -- building blocks ----------------------------------------------------------------------------------------------
@@ -335,6 +335,13 @@ def mm_sparse(self, mat2):
         coo = dense_to_sparse_coo(out.as_numpy(), 2, out.dtype, out.device)
         return coo if self.sparse.layout is coo.sparse.layout else aten._to_sparse(coo, self.sparse.layout, None, None)
     return out
+
+
+def sparse_addmm(self, mat1, mat2, beta=1, alpha=1):
+    """``_sparse_addmm``: ``beta * self + alpha * (mat1 @ mat2)``, dense."""
+    product = mm_sparse(mat1, mat2)
+    product = product if product.sparse is None else aten._to_dense(product, None, None)
+    return aten.add_Tensor(aten.mul_Tensor(self, beta), product, alpha)
 
 
 def transpose_sparse(self, dim0, dim1):
