@@ -189,11 +189,13 @@ def test_gradcheck_sparse_inputs(layout, masked, fast_mode):
     assert check(gt, _VALUES, raise_exception=False) == check(torch, _VALUES, raise_exception=False)
 
 
-def test_gradcheck_dense_and_sparse_inputs():
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_dense_and_sparse_inputs(fast_mode):
+    """A sparse gradient (to_dense's, masked) goes through every check, the reentrancy one included."""
     a = gt.tensor(_GRAD, dtype=gt.float64, requires_grad=True)
     b = gt.tensor(_VALUES, dtype=gt.float64).to_sparse().requires_grad_(True)
     assert gt.autograd.gradcheck(lambda x, y: x * y.coalesce().to_dense(), (a, b), masked=True,
-                                 check_batched_grad=False)
+                                 check_batched_grad=False, fast_mode=fast_mode)
 
 
 def test_gradcheck_masked_semantics():
