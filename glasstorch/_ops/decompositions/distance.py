@@ -2,16 +2,17 @@
 
 ``cosine_similarity`` follows ATen's order of operations: integral inputs are converted to the (floating) common
 dtype, both sides expanded to one shape, each divided by its own 2-norm clamped to ``eps`` (the clamp runs with
-grad mode off on a clone of the norm, so the gradient is that of the unclamped norm), then multiplied and summed.
+the autograd keys excluded, on a clone of the norm, so the gradient is that of the unclamped norm), then
+multiplied and summed.
 
 Invariant: nothing here touches tensor data; every computation is another operator call.
 """
 
 from __future__ import annotations
 
+from ..._core import dispatch_key as _dk
 from ..._core import dtype as _dt
 from ..._core import shape as _shape
-from ..._core.grad_state import state as _grad_state
 from ..aten import aten
 from ..tensor_iterator import common_dtype
 
@@ -27,13 +28,12 @@ def _expand_outplace(a, b):
 
 
 def _clamped_norm(x, dim, eps):
+    """The norm, clamped to ``eps`` without recording the clamp (ATen clamps under a NoGradGuard): the clamp runs
+    with the autograd keys excluded, so it is not recorded and its version bump still happens, and grad mode
+    never flips inside the operator (a traced call sees none)."""
     norm = aten.clone(aten.linalg_vector_norm(x, 2, [dim], True, None), None)
-    enabled = _grad_state.enabled
-    _grad_state.enabled = False  # at::NoGradGuard: the clamp is not recorded
-    try:
+    with _dk.ExcludeDispatchKeyGuard(_dk.AUTOGRAD_SET):
         aten.clamp_min_(norm, eps)
-    finally:
-        _grad_state.enabled = enabled
     return norm
 
 
