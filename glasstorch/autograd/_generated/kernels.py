@@ -1984,27 +1984,6 @@ def _autograd__foreach_mul_List(ks, self, other):
 register_autograd('aten::_foreach_mul.List', _autograd__foreach_mul_List)
 
 
-_op__foreach_div_Scalar = _get_op('aten::_foreach_div.Scalar')
-_fw__foreach_div_Scalar = FwSpec(_op__foreach_div_Scalar, (0,), (True,), 'functional', None)
-
-
-def _autograd__foreach_div_Scalar(ks, self, scalar):
-    if _fw.level >= 0 and _gs.fw_grad_mode:
-        return forward_call(_fw__foreach_div_Scalar, _autograd__foreach_div_Scalar, ks, self, scalar)
-    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
-        node = _n.ForeachDivBackward0()
-        node.next_edges = record.edges(*self)
-        node.self_size_ = len(self)
-        node.scalar_ = scalar
-        result = _op__foreach_div_Scalar.redispatch(ks, self, scalar)
-        record.history(result, node, None)
-        return result
-    return _op__foreach_div_Scalar.redispatch(ks, self, scalar)
-
-
-register_autograd('aten::_foreach_div.Scalar', _autograd__foreach_div_Scalar)
-
-
 _op__foreach_div_List = _get_op('aten::_foreach_div.List')
 _fw__foreach_div_List = FwSpec(_op__foreach_div_List, (0, 1), (True, True), 'functional', None)
 
@@ -2013,7 +1992,7 @@ def _autograd__foreach_div_List(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw__foreach_div_List, _autograd__foreach_div_List, ks, self, other)
     if (any(type(t) is _TI and t.autograd is not None for t in self) or any(type(t) is _TI and t.autograd is not None for t in other)) and _gs.enabled and requires_grad_any(*self, *other):
-        node = _n.ForeachDivBackward1()
+        node = _n.ForeachDivBackward0()
         node.next_edges = record.edges(*self, *other)
         node.self_size_ = len(self)
         node.other_size_ = len(other)
@@ -2026,6 +2005,27 @@ def _autograd__foreach_div_List(ks, self, other):
 
 
 register_autograd('aten::_foreach_div.List', _autograd__foreach_div_List)
+
+
+_op__foreach_div_Scalar = _get_op('aten::_foreach_div.Scalar')
+_fw__foreach_div_Scalar = FwSpec(_op__foreach_div_Scalar, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_div_Scalar(ks, self, scalar):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_div_Scalar, _autograd__foreach_div_Scalar, ks, self, scalar)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachDivBackward1()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.scalar_ = scalar
+        result = _op__foreach_div_Scalar.redispatch(ks, self, scalar)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_div_Scalar.redispatch(ks, self, scalar)
+
+
+register_autograd('aten::_foreach_div.Scalar', _autograd__foreach_div_Scalar)
 
 
 _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')

@@ -2579,12 +2579,58 @@ class ForeachMulBackward1(NodeBase):
         return self.other_
 
 
-def _ForeachDivBackward0_0(grad, grads, scalar):
-    return [None if grad is None else div_self_backward(grad, scalar) for grad in grads]
+def _ForeachDivBackward0_0(grad, grads, self, other):
+    return [None if grad is None else div_self_backward(grad, other) for grad, other in zip(grads, other)]
+
+
+def _ForeachDivBackward0_1(grad, grads, self, other):
+    return [None if grad is None else div_other_backward(grad, self, other) for grad, self, other in zip(grads, self, other)]
 
 
 class ForeachDivBackward0(NodeBase):
-    """Backward of ``_foreach_div.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:114)."""
+    """Backward of ``_foreach_div.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:114)."""
+
+    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'ForeachDivBackward0')
+        self = _unpack(node, node.self_, 'ForeachDivBackward0')
+        n_self = node.self_size_
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachDivBackward0_0(grad, grads, self, other)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachDivBackward0_1(grad, grads, self, other)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachDivBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'ForeachDivBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _ForeachDivBackward1_0(grad, grads, scalar):
+    return [None if grad is None else div_self_backward(grad, scalar) for grad in grads]
+
+
+class ForeachDivBackward1(NodeBase):
+    """Backward of ``_foreach_div.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:117)."""
 
     __slots__ = ('scalar_', 'self_size_')
     _tensor_slots = ()
@@ -2597,58 +2643,12 @@ class ForeachDivBackward0(NodeBase):
         n_self = node.self_size_
         out = [None] * n_self
         if any(node.should_compute_output(i) for i in range(n_self)):
-            out[0:n_self] = [unwrap(g) for g in _ForeachDivBackward0_0(grad, grads, scalar)]
+            out[0:n_self] = [unwrap(g) for g in _ForeachDivBackward1_0(grad, grads, scalar)]
         return out
 
     @property
     def _saved_scalar(self):
         return self.scalar_
-
-
-def _ForeachDivBackward1_0(grad, grads, self, other):
-    return [None if grad is None else div_self_backward(grad, other) for grad, other in zip(grads, other)]
-
-
-def _ForeachDivBackward1_1(grad, grads, self, other):
-    return [None if grad is None else div_other_backward(grad, self, other) for grad, self, other in zip(grads, self, other)]
-
-
-class ForeachDivBackward1(NodeBase):
-    """Backward of ``_foreach_div.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:117)."""
-
-    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
-    _tensor_slots = ('self_', 'other_')
-    _inputs = ('self', 'other')
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        other = _unpack(node, node.other_, 'ForeachDivBackward1')
-        self = _unpack(node, node.self_, 'ForeachDivBackward1')
-        n_self = node.self_size_
-        n_other = node.other_size_
-        out = [None] * (n_self + n_other)
-        if any(node.should_compute_output(i) for i in range(n_self)):
-            out[0:n_self] = [unwrap(g) for g in _ForeachDivBackward1_0(grad, grads, self, other)]
-        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
-            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachDivBackward1_1(grad, grads, self, other)]
-        return out
-
-    @property
-    def _saved_self(self):
-        return _unpack(self, self.self_, 'ForeachDivBackward1')
-
-    @property
-    def _raw_saved_self(self):
-        return self.self_
-
-    @property
-    def _saved_other(self):
-        return _unpack(self, self.other_, 'ForeachDivBackward1')
-
-    @property
-    def _raw_saved_other(self):
-        return self.other_
 
 
 def _MaskedFillBackward0_0(grad, grads, mask):
