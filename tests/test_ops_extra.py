@@ -249,3 +249,50 @@ def test_nansum_integer_is_sum():
     for kwargs in ({}, {"dtype": torch.int8}, {"dim": 0}):
         gkw = {k: (gt.int8 if v is torch.int8 else v) for k, v in kwargs.items()}
         assert_same(gt.nansum(from_torch(th), **gkw), torch.nansum(th, **kwargs))
+
+
+# -- Tensor.__rdiv__ and methods called on something that is no Tensor -----------------------------------
+@pytest.mark.parametrize("other", [2, 1.5, True], ids=repr)
+def test_rdiv_is_reciprocal_times(other):
+    (x_gt,), (x_th,) = _pair((3, 4), requires_grad=True)
+    got, want = x_gt.__rdiv__(other), x_th.__rdiv__(other)
+    assert_same(got, want)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+    seed = torch.randn(want.shape, dtype=want.dtype, generator=torch.Generator().manual_seed(1))
+    assert_same(gt.autograd.grad(got, x_gt, from_torch(seed))[0], torch.autograd.grad(want, x_th, seed)[0])
+    assert gt.Tensor.__rdiv__ is gt.Tensor.__rtruediv__
+
+
+def test_rdiv_of_a_number_self_raises_torchs_attribute_error():
+    assert_same_error(lambda: gt.Tensor.__rdiv__(2, gt.ones(3)), lambda: torch.Tensor.__rdiv__(2, torch.ones(3)))
+
+
+@pytest.mark.parametrize("method", ["add", "mul", "bitwise_and", "clamp_min", "sum", "reciprocal"])
+@pytest.mark.parametrize("self_", [2, 1.5, "x"], ids=repr)
+def test_method_on_non_tensor_self_raises_descriptor_error(method, self_):
+    args_gt, args_th = ((gt.ones(3),), (torch.ones(3),)) if method not in ("sum", "reciprocal") else ((), ())
+    assert_same_error(lambda: getattr(gt.Tensor, method)(self_, *args_gt),
+                      lambda: getattr(torch.Tensor, method)(self_, *args_th))
+
+
+@pytest.mark.parametrize("dunder", ["__radd__", "__rmul__", "__rand__", "__ror__", "__rxor__", "__add__", "__mul__"])
+@pytest.mark.parametrize("other", [3, "tensor"])
+def test_reflected_operator_on_non_tensor_self_raises(dunder, other):
+    # torch's message names the dunder; glasstorch's operators share one function per op (__add__ is __radd__),
+    # so its message names the op: the type and the rest of the text match
+    o_gt, o_th = (gt.ones(3, dtype=gt.int64), torch.ones(3, dtype=torch.int64)) if other == "tensor" else (3, 3)
+    with pytest.raises(TypeError) as th_err:
+        getattr(torch.Tensor, dunder)(2, o_th)
+    with pytest.raises(TypeError) as gt_err:
+        getattr(gt.Tensor, dunder)(2, o_gt)
+    assert str(gt_err.value).split("' for ")[1] == str(th_err.value).split("' for ")[1]
+
+
+@pytest.mark.parametrize("dunder", ["__rsub__", "__rmod__", "__rpow__", "__rtruediv__"])
+def test_python_level_reflected_operators_on_numbers_match_torch(dunder):
+    def call(lib):
+        try:
+            return getattr(lib.Tensor, dunder)(2, 3)
+        except Exception as e:  # noqa: BLE001 - compared by type and message below
+            return f"{type(e).__name__}: {e}"
+    assert call(gt) == call(torch)
