@@ -4,11 +4,13 @@ resizing and the autograd node names."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
 import glasstorch as gt
-from tests.oracle import assert_same, assert_same_error, from_torch
+from tests.oracle import assert_same, assert_same_error, fresh_interpreter, from_torch
 
 
 def _pair(*shapes, dtype=torch.float64, requires_grad=False, seed=0):
@@ -296,3 +298,46 @@ def test_python_level_reflected_operators_on_numbers_match_torch(dunder):
         except Exception as e:  # noqa: BLE001 - compared by type and message below
             return f"{type(e).__name__}: {e}"
     assert call(gt) == call(torch)
+
+
+# -- meshgrid ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid_grids_are_views_with_torchs_strides_and_grads(indexing):
+    gts, ths = _pair((3,), (2,), (4,), requires_grad=True)
+    got, want = gt.meshgrid(*gts, indexing=indexing), torch.meshgrid(*ths, indexing=indexing)
+    assert type(got) is tuple and len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        assert_same(a, b)
+        assert (a._base is not None) == (b._base is not None)
+        assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__
+    seeds = [torch.randn(w.shape, dtype=w.dtype, generator=torch.Generator().manual_seed(i))
+             for i, w in enumerate(want)]
+    got_g = gt.autograd.grad(got, gts, [from_torch(s) for s in seeds])
+    want_g = torch.autograd.grad(want, ths, seeds)
+    for a, b in zip(got_g, want_g, strict=True):
+        assert_same(a, b, rtol=1e-12, atol=1e-12)
+
+
+@fresh_interpreter
+def test_meshgrid_without_indexing_warns_once_like_torch():
+    def calls(lib):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            grids = [lib.meshgrid(lib.arange(2), lib.arange(3)) for _ in range(2)]
+        # torch's C++ warnings end in " (Triggered internally at <its source file>)"
+        return grids, [(w.category.__name__, str(w.message).split(" (Triggered internally")[0]) for w in rec]
+    (got, _), got_warnings = calls(gt)
+    (want, _), want_warnings = calls(torch)
+    for a, b in zip(got, want, strict=True):
+        assert_same(a, b)
+    assert len(want_warnings) == 1 and got_warnings == want_warnings
+
+
+def test_meshgrid_rejects_2d_inputs():
+    with pytest.raises(RuntimeError) as th_err:
+        torch.meshgrid(torch.ones(2, 2), indexing="ij")
+    with pytest.raises(RuntimeError) as gt_err:
+        gt.meshgrid(gt.ones(2, 2), indexing="ij")
+    # torch prints the tensor itself after the prefix
+    prefix = "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+    assert str(th_err.value).startswith(prefix) and str(gt_err.value).startswith(prefix)

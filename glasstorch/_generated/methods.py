@@ -937,6 +937,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     median as _op_median,
     median_dim as _op_median_dim,
     median_dim_values as _op_median_dim_values,
+    meshgrid as _op_meshgrid,
+    meshgrid_indexing as _op_meshgrid_indexing,
     min as _op_min,
     min_dim as _op_min_dim,
     min_dim_min as _op_min_dim_min,
