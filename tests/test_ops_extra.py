@@ -341,3 +341,22 @@ def test_meshgrid_rejects_2d_inputs():
     # torch prints the tensor itself after the prefix
     prefix = "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
     assert str(th_err.value).startswith(prefix) and str(gt_err.value).startswith(prefix)
+
+
+# -- trapezoid / trapz / cumulative_trapezoid --------------------------------------------------------------
+@pytest.mark.parametrize("name", ["trapezoid", "trapz", "cumulative_trapezoid"])
+@pytest.mark.parametrize("with_x", [False, True])
+def test_trapezoid_family_values_grads_and_gradcheck(name, with_x):
+    shapes = ((3, 5), (5,)) if with_x else ((3, 5),)
+    gts, ths = _pair(*shapes, requires_grad=True)
+    _grads_match(name, gts, ths, dim=1)
+    assert gt.autograd.gradcheck(lambda *a: getattr(gt, name)(*a, dim=1), gts)
+
+
+@pytest.mark.parametrize("name", ["trapezoid", "cumulative_trapezoid"])
+@pytest.mark.parametrize("dx", [2, 0.5])
+def test_trapezoid_integer_samples_promote_like_torch(name, dx):
+    y = torch.randint(-5, 5, (4, 3), generator=torch.Generator().manual_seed(2))
+    assert_same(getattr(gt, name)(from_torch(y), dx=dx, dim=0), getattr(torch, name)(y, dx=dx, dim=0))
+    x = torch.tensor([0, 1, 3, 7])
+    assert_same(getattr(gt, name)(from_torch(y), from_torch(x), dim=0), getattr(torch, name)(y, x, dim=0))

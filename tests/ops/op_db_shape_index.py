@@ -1,4 +1,4 @@
-"""OpInfo entries for issue 20's shape and indexing helpers: meshgrid.
+"""OpInfo entries for issue 20's shape and indexing helpers: meshgrid, trapezoid, trapz, cumulative_trapezoid.
 
 Each entry runs through test_ops.py (function form; values, dtypes, shapes, strides of the views; gradients and
 gradcheck; error type and message), against torch.
@@ -6,7 +6,7 @@ gradcheck; error type and message), against torch.
 
 from __future__ import annotations
 
-from opinfo import ALL, ErrorSample, OpInfo, Sample, T
+from opinfo import ALL, ALL_NUMERIC, ErrorSample, OpInfo, Sample, T
 
 
 def meshgrid_samples(dtype):
@@ -24,7 +24,36 @@ def meshgrid_errors():
             ErrorSample((T((3,)),), {"indexing": "yx"}, name="bad indexing")]
 
 
+def _trapezoid_samples(dx_type):
+    def samples(dtype):
+        yield Sample((T((3, 5)),), name="default dx")
+        yield Sample((T((3, 5)),), {"dx": dx_type(2.5) if dx_type is float else 2, "dim": 0}, name="dx dim 0")
+        yield Sample((T((3, 5)), T((5,), seed=1, dtype="float64")), name="1-d x")
+        yield Sample((T((3, 5)), T((3, 5), seed=1)), {"dim": 0}, name="same-shape x dim 0")
+        yield Sample((T((2, 3, 4)), T((3, 4), seed=1)), {"dim": 1}, name="lower-dim x")
+        yield Sample((T((4, 3), layout="transposed"), T((4,), seed=1)), {"dim": -2}, name="transposed y")
+        yield Sample((T((3, 0)),), name="no samples")
+    return samples
+
+
+def _trapezoid_errors(name):
+    def errors():
+        return [ErrorSample((T((3, 5)), T((4,))), name="x length"),
+                ErrorSample((T((3, 5), dtype="bool"),), name="bool y"),
+                ErrorSample((T((3, 5)), T((5,), dtype="bool")), name="bool x"),
+                ErrorSample((T((3, 5)),), {"dx": 1j}, name="complex dx"),
+                ErrorSample((T((3, 5)),), {"dim": 2}, name="dim range")]
+    return errors
+
+
+def _integration(name, dx_type=int, float_rtol=1e-6):
+    return OpInfo(name, aten=(f"{name}.x", f"{name}.dx"), samples=_trapezoid_samples(dx_type), dtypes=ALL_NUMERIC,
+                  errors=_trapezoid_errors(name), rtol=float_rtol, atol=1e-6)
+
+
 OPS = [
+    # float32 sums may round differently from torch's vectorised sum in the last bit: rtol
+    _integration("trapezoid"), _integration("trapz", float), _integration("cumulative_trapezoid"),
     OpInfo("meshgrid", aten=("meshgrid", "meshgrid.indexing"), samples=meshgrid_samples, dtypes=ALL,
            errors=meshgrid_errors),
 ]

@@ -19,6 +19,7 @@ from glasstorch._ops.kernels.composite import foreach as _k_kernels_composite_fo
 from glasstorch._ops.decompositions import foreach as _k_decompositions_foreach
 from glasstorch._ops.kernels.cpu import index as _k_kernels_cpu_index
 from glasstorch._ops.decompositions import index as _k_decompositions_index
+from glasstorch._ops.decompositions import integration as _k_decompositions_integration
 from glasstorch._ops.kernels.sparse import coo as _k_kernels_sparse_coo
 from glasstorch._ops.kernels.cpu import linalg as _k_kernels_cpu_linalg
 from glasstorch._ops.decompositions import linalg as _k_decompositions_linalg
@@ -331,6 +332,12 @@ index_put_ = _def('index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values,
 index_put = _def('index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor')
 _index_put_impl_ = _def('_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)')
 one_hot = _def('one_hot(Tensor self, int num_classes=-1) -> Tensor')
+trapezoid_x = _def('trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor')
+trapezoid_dx = _def('trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor')
+trapz_x = _def('trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor')
+trapz_dx = _def('trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor')
+cumulative_trapezoid_x = _def('cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor')
+cumulative_trapezoid_dx = _def('cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor')
 mm = _def('mm(Tensor self, Tensor mat2) -> Tensor')
 mm_out = _def('mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)')
 mm_dtype = _def('mm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor')
@@ -2093,6 +2100,12 @@ _reg(index_put, "CompositeExplicitAutograd", _k_decompositions_index.index_put)
 _reg(_index_put_impl_, "CPU", _k_kernels_cpu_index.index_put_impl_)
 _reg(_index_put_impl_, "Meta", _k_kernels_cpu_index.index_put_impl_)
 _reg(one_hot, "CompositeImplicitAutograd", _k_decompositions_index.one_hot)
+_reg(trapezoid_x, "CompositeImplicitAutograd", _k_decompositions_integration.trapezoid_x)
+_reg(trapezoid_dx, "CompositeImplicitAutograd", _k_decompositions_integration.trapezoid_dx)
+_reg(trapz_x, "CompositeImplicitAutograd", _k_decompositions_integration.trapz_x)
+_reg(trapz_dx, "CompositeImplicitAutograd", _k_decompositions_integration.trapz_dx)
+_reg(cumulative_trapezoid_x, "CompositeImplicitAutograd", _k_decompositions_integration.cumulative_trapezoid_x)
+_reg(cumulative_trapezoid_dx, "CompositeImplicitAutograd", _k_decompositions_integration.cumulative_trapezoid_dx)
 _reg(mm, "SparseCsrCPU", _k_kernels_sparse_coo.mm_sparse)
 _reg(mm, "SparseCPU", _k_kernels_sparse_coo.mm_sparse)
 
