@@ -360,3 +360,15 @@ def test_trapezoid_integer_samples_promote_like_torch(name, dx):
     assert_same(getattr(gt, name)(from_torch(y), dx=dx, dim=0), getattr(torch, name)(y, dx=dx, dim=0))
     x = torch.tensor([0, 1, 3, 7])
     assert_same(getattr(gt, name)(from_torch(y), from_torch(x), dim=0), getattr(torch, name)(y, x, dim=0))
+
+
+# -- Tensor.sum_to_size ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", [(2, 3), (3,), (1, 3), (2, 1), ()], ids=str)
+def test_sum_to_size_aliasing_and_grad_fn_match_torch(size):
+    (x_gt,), (x_th,) = _pair((2, 3), requires_grad=True)
+    got, want = x_gt.sum_to_size(size), x_th.sum_to_size(size)
+    assert_same(got, want, rtol=1e-12, atol=1e-12)
+    assert (got is x_gt) == (want is x_th)
+    if want is not x_th:  # a view of the keepdim sum where leading dimensions go
+        assert (got._base is not None) == (want._base is not None)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__

@@ -1457,6 +1457,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sum_IntList_out as _op_sum_IntList_out,
     sum_dim_IntList as _op_sum_dim_IntList,
     sum_out as _op_sum_out,
+    sum_to_size as _op_sum_to_size,
     svd as _op_svd,
     svd_U as _op_svd_U,
     swapaxes as _op_swapaxes,

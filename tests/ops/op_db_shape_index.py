@@ -1,4 +1,5 @@
-"""OpInfo entries for issue 20's shape and indexing helpers: meshgrid, trapezoid, trapz, cumulative_trapezoid.
+"""OpInfo entries for issue 20's shape and indexing helpers: meshgrid, trapezoid, trapz, cumulative_trapezoid,
+sum_to_size.
 
 Each entry runs through test_ops.py (function form; values, dtypes, shapes, strides of the views; gradients and
 gradcheck; error type and message), against torch.
@@ -51,7 +52,22 @@ def _integration(name, dx_type=int, float_rtol=1e-6):
                   errors=_trapezoid_errors(name), rtol=float_rtol, atol=1e-6)
 
 
+def sum_to_size_samples(dtype):
+    yield Sample((T((2, 3, 4)), (3, 1)), name="lead and inner")
+    yield Sample((T((2, 3)), 1, 3), name="variadic")
+    yield Sample((T((2, 3)), (2, 3)), name="same shape")
+    yield Sample((T((2, 3), layout="transposed"), ()), name="to 0-dim")
+    yield Sample((T((4, 3)), [3]), name="lead only")
+
+
+def sum_to_size_errors():
+    return [ErrorSample((T((2, 3)), (4,)), form="method", name="not expandable"),
+            ErrorSample((T((2, 3)), (2, 3, 1)), form="method", name="more dims")]
+
+
 OPS = [
+    OpInfo("sum_to_size", aten=("sum_to_size",), samples=sum_to_size_samples, dtypes=ALL, function=False,
+           method=True, errors=sum_to_size_errors),
     # float32 sums may round differently from torch's vectorised sum in the last bit: rtol
     _integration("trapezoid"), _integration("trapz", float), _integration("cumulative_trapezoid"),
     OpInfo("meshgrid", aten=("meshgrid", "meshgrid.indexing"), samples=meshgrid_samples, dtypes=ALL,

@@ -1100,6 +1100,7 @@ nansum = _def('nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, Scal
 nansum_out = _def('nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
 nanmean = _def('nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
 nanmean_out = _def('nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+sum_to_size = _def('sum_to_size(Tensor self, SymInt[] size) -> Tensor')
 cat = _def('cat(Tensor[] tensors, int dim=0) -> Tensor')
 cat_out = _def('cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)')
 concat = _def('concat(Tensor[] tensors, int dim=0) -> Tensor')
@@ -5214,6 +5215,7 @@ _reg(nansum, "CompositeExplicitAutograd", _k_kernels_composite_nan_reduce.nansum
 _reg(nansum_out, "CompositeExplicitAutograd", _k_kernels_composite_nan_reduce.nansum_out)
 _reg(nanmean, "CompositeImplicitAutograd", _k_decompositions_reduce.nanmean)
 _reg(nanmean_out, "CompositeImplicitAutograd", _k_decompositions_reduce.nanmean_out)
+_reg(sum_to_size, "CompositeImplicitAutograd", _k_decompositions_reduce.sum_to_size)
 
 
 def _cat_structured(tensors, dim):
