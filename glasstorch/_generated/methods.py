@@ -398,6 +398,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     col_indices as _op_col_indices,
     column_stack as _op_column_stack,
     column_stack_out as _op_column_stack_out,
+    combinations as _op_combinations,
     complex as _op_complex,
     complex_out as _op_complex_out,
     concat as _op_concat,

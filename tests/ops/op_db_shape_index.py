@@ -1,5 +1,5 @@
 """OpInfo entries for issue 20's shape and indexing helpers: meshgrid, trapezoid, trapz, cumulative_trapezoid,
-sum_to_size.
+sum_to_size, combinations.
 
 Each entry runs through test_ops.py (function form; values, dtypes, shapes, strides of the views; gradients and
 gradcheck; error type and message), against torch.
@@ -65,7 +65,23 @@ def sum_to_size_errors():
             ErrorSample((T((2, 3)), (2, 3, 1)), form="method", name="more dims")]
 
 
+def combinations_samples(dtype):
+    yield Sample((T((4,)),), name="pairs")
+    yield Sample((T((4,)),), {"r": 3}, name="triples")
+    yield Sample((T((3,)),), {"r": 2, "with_replacement": True}, name="with replacement")
+    yield Sample((T((3,)), 1), name="r=1")
+    yield Sample((T((3,)), 0), name="r=0")
+    yield Sample((T((2,)), 3), name="r > n")
+    yield Sample((T((6,), layout="strided"),), {"r": 2}, name="strided")
+
+
+def combinations_errors():
+    return [ErrorSample((T((2, 2)),), name="2d"), ErrorSample((T((3,)), -1), name="negative r")]
+
+
 OPS = [
+    OpInfo("combinations", aten=("combinations",), samples=combinations_samples, dtypes=ALL,
+           errors=combinations_errors),
     OpInfo("sum_to_size", aten=("sum_to_size",), samples=sum_to_size_samples, dtypes=ALL, function=False,
            method=True, errors=sum_to_size_errors),
     # float32 sums may round differently from torch's vectorised sum in the last bit: rtol

@@ -18,6 +18,7 @@ from ..._core.user_warning import warn_once
 from ..._tensor.impl import empty_impl
 from ..aten import aten
 from ..dispatcher import get_op
+from ..factories import arange_impl, full_impl
 from ..tensor_iterator import resize_out
 from .views import atleast_nd
 
@@ -26,7 +27,7 @@ __all__ = [
     "dstack", "dstack_out", "column_stack", "column_stack_out", "tile", "repeat_interleave_self_Tensor",
     "repeat_interleave_self_int", "fliplr", "flipud", "rot90", "diag", "pad", "pad_enum",
     "pad_circular", "narrow_Tensor", "nonzero_numpy", "tensor_split_tensor_indices_or_sections", "diagflat",
-    "cartesian_prod", "meshgrid", "meshgrid_indexing", "diff", "diff_out",
+    "cartesian_prod", "meshgrid", "meshgrid_indexing", "combinations", "diff", "diff_out",
 ]
 
 _PYTHON_KEY = bit("Python")
@@ -350,6 +351,30 @@ def meshgrid_indexing(tensors, indexing):
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
     return grids
+
+
+def _ordered_mask(n, r, with_replacement, device):
+    """Over the r-dimensional grid of indices into ``n`` elements, True where i < j < k ... (i <= j <= k ...
+    with replacement): the grid points that are combinations."""
+    grids = aten.meshgrid_indexing([arange_impl(0, n, 1, _dt.int64, device)] * r, "ij")
+    mask = full_impl(grids[0].sizes, True, _dt.bool, grids[0].device)
+    compare = aten.le_Tensor if with_replacement else aten.lt_Tensor
+    for a, b in zip(grids, grids[1:], strict=False):
+        mask = aten.mul_Tensor(mask, compare(a, b))
+    return mask
+
+
+def combinations(self, r=2, with_replacement=False):
+    """The length-``r`` combinations of a 1-d tensor's elements, one per row, in ``itertools.combinations``
+    (``combinations_with_replacement``) order: ``r`` copies of the input on a grid, kept where ordered."""
+    if self.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(self.sizes)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return empty_impl((0,), self.dtype, self.device)
+    mask = _ordered_mask(self.numel(), r, with_replacement, self.device)
+    return aten.stack([aten.masked_select(g, mask) for g in aten.meshgrid_indexing([self] * r, "ij")], 1)
 
 
 def _diff_operand(self, dim, prepend, append):
