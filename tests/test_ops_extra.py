@@ -372,3 +372,15 @@ def test_sum_to_size_aliasing_and_grad_fn_match_torch(size):
     if want is not x_th:  # a view of the keepdim sum where leading dimensions go
         assert (got._base is not None) == (want._base is not None)
     assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+
+
+# -- isposinf / isneginf -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["isposinf", "isneginf"])
+def test_isinf_signs_are_not_differentiable_and_run_on_meta(name):
+    vals = [1.0, float("inf"), -float("inf"), float("nan"), -0.0]
+    x_th = torch.tensor(vals, requires_grad=True)
+    x_gt = gt.tensor(vals, requires_grad=True)
+    got, want = getattr(gt, name)(x_gt), getattr(torch, name)(x_th)
+    assert_same(got, want)
+    assert got.requires_grad == want.requires_grad
+    assert_same(getattr(gt, name)(gt.empty(2, 3, device="meta")), getattr(torch, name)(torch.empty(2, 3, device="meta")))

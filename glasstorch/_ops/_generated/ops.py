@@ -43,6 +43,7 @@ from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointw
 from glasstorch._ops.kernels.cpu import compare as _k_kernels_cpu_compare
 from glasstorch._ops.kernels.cpu import pointwise_ternary as _k_kernels_cpu_pointwise_ternary
 from glasstorch._ops.kernels.cpu import pointwise_bits as _k_kernels_cpu_pointwise_bits
+from glasstorch._ops.kernels.cpu import pointwise_inf as _k_kernels_cpu_pointwise_inf
 from glasstorch._ops.kernels.sparse import compressed as _k_kernels_sparse_compressed
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
@@ -991,6 +992,10 @@ nextafter_ = _def('nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
 nextafter_out = _def('nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
 signbit = _def('signbit(Tensor self) -> Tensor')
 signbit_out = _def('signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+isposinf = _def('isposinf(Tensor self) -> Tensor')
+isposinf_out = _def('isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+isneginf = _def('isneginf(Tensor self) -> Tensor')
+isneginf_out = _def('isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
 float_power_Tensor_Tensor = _def('float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor')
 float_power_Scalar = _def('float_power.Scalar(Scalar self, Tensor exponent) -> Tensor')
 float_power_Tensor_Scalar = _def('float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor')
@@ -4903,6 +4908,26 @@ _reg(signbit, "CPU", _functional(_k_kernels_cpu_pointwise_bits.signbit_out, 1, _
 _reg(signbit, "Meta", _functional(_k_kernels_cpu_pointwise_bits.signbit_out, 1, _signbit_structured), '_signbit_structured')
 _reg(signbit_out, "CPU", _k_kernels_cpu_pointwise_bits.signbit_out)
 _reg(signbit_out, "Meta", _k_kernels_cpu_pointwise_bits.signbit_out)
+
+
+def _isposinf_structured(self):
+    return _k_kernels_cpu_pointwise_inf.isposinf_out(self, None)
+
+
+_reg(isposinf, "CPU", _functional(_k_kernels_cpu_pointwise_inf.isposinf_out, 1, _isposinf_structured), '_isposinf_structured')
+_reg(isposinf, "Meta", _functional(_k_kernels_cpu_pointwise_inf.isposinf_out, 1, _isposinf_structured), '_isposinf_structured')
+_reg(isposinf_out, "CPU", _k_kernels_cpu_pointwise_inf.isposinf_out)
+_reg(isposinf_out, "Meta", _k_kernels_cpu_pointwise_inf.isposinf_out)
+
+
+def _isneginf_structured(self):
+    return _k_kernels_cpu_pointwise_inf.isneginf_out(self, None)
+
+
+_reg(isneginf, "CPU", _functional(_k_kernels_cpu_pointwise_inf.isneginf_out, 1, _isneginf_structured), '_isneginf_structured')
+_reg(isneginf, "Meta", _functional(_k_kernels_cpu_pointwise_inf.isneginf_out, 1, _isneginf_structured), '_isneginf_structured')
+_reg(isneginf_out, "CPU", _k_kernels_cpu_pointwise_inf.isneginf_out)
+_reg(isneginf_out, "Meta", _k_kernels_cpu_pointwise_inf.isneginf_out)
 _reg(float_power_Tensor_Tensor, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power_Tensor_Tensor)
 _reg(float_power_Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power_Scalar)
 _reg(float_power_Tensor_Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power_Tensor_Scalar)
@@ -6927,6 +6952,8 @@ _layer(lcm_out, "ADInplaceOrView", _layers.inplace_kernel(lcm_out, (2,)))
 _layer(nextafter_, "ADInplaceOrView", _layers.inplace_kernel(nextafter_, (0,)))
 _layer(nextafter_out, "ADInplaceOrView", _layers.inplace_kernel(nextafter_out, (2,)))
 _layer(signbit_out, "ADInplaceOrView", _layers.inplace_kernel(signbit_out, (1,)))
+_layer(isposinf_out, "ADInplaceOrView", _layers.inplace_kernel(isposinf_out, (1,)))
+_layer(isneginf_out, "ADInplaceOrView", _layers.inplace_kernel(isneginf_out, (1,)))
 _layer(uniform_, "ADInplaceOrView", _layers.inplace_kernel(uniform_, (0,)))
 _layer(normal_, "ADInplaceOrView", _layers.inplace_kernel(normal_, (0,)))
 _layer(exponential_, "ADInplaceOrView", _layers.inplace_kernel(exponential_, (0,)))

@@ -10797,6 +10797,56 @@ def _autograd_signbit_out(ks, self, out):
 register_autograd('aten::signbit.out', _autograd_signbit_out)
 
 
+_op_isposinf = _get_op('aten::isposinf')
+
+
+def _autograd_isposinf(ks, self):
+    return _op_isposinf.redispatch(ks, self)
+
+
+register_autograd('aten::isposinf', _autograd_isposinf)
+
+
+_op_isposinf_out = _get_op('aten::isposinf.out')
+
+
+def _autograd_isposinf_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('isposinf', self, out)
+    result = _op_isposinf_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('isposinf', self, out)
+    return result
+
+
+register_autograd('aten::isposinf.out', _autograd_isposinf_out)
+
+
+_op_isneginf = _get_op('aten::isneginf')
+
+
+def _autograd_isneginf(ks, self):
+    return _op_isneginf.redispatch(ks, self)
+
+
+register_autograd('aten::isneginf', _autograd_isneginf)
+
+
+_op_isneginf_out = _get_op('aten::isneginf.out')
+
+
+def _autograd_isneginf_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('isneginf', self, out)
+    result = _op_isneginf_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('isneginf', self, out)
+    return result
+
+
+register_autograd('aten::isneginf.out', _autograd_isneginf_out)
+
+
 _op_bernoulli = _get_op('aten::bernoulli')
 _fw_bernoulli = FwSpec(_op_bernoulli, (0,), (False,), 'functional', None)
 
