@@ -383,4 +383,5 @@ def test_isinf_signs_are_not_differentiable_and_run_on_meta(name):
     got, want = getattr(gt, name)(x_gt), getattr(torch, name)(x_th)
     assert_same(got, want)
     assert got.requires_grad == want.requires_grad
-    assert_same(getattr(gt, name)(gt.empty(2, 3, device="meta")), getattr(torch, name)(torch.empty(2, 3, device="meta")))
+    meta_gt, meta_th = gt.empty(2, 3, device="meta"), torch.empty(2, 3, device="meta")
+    assert_same(getattr(gt, name)(meta_gt), getattr(torch, name)(meta_th))
