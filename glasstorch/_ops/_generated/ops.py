@@ -829,6 +829,8 @@ fmin = _def('fmin(Tensor self, Tensor other) -> Tensor')
 fmin_out = _def('fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
 logaddexp = _def('logaddexp(Tensor self, Tensor other) -> Tensor')
 logaddexp_out = _def('logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+logaddexp2 = _def('logaddexp2(Tensor self, Tensor other) -> Tensor')
+logaddexp2_out = _def('logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
 atan2 = _def('atan2(Tensor self, Tensor other) -> Tensor')
 atan2_ = _def('atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
 atan2_out = _def('atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
@@ -4007,6 +4009,16 @@ _reg(logaddexp_out, "CPU", _k_kernels_cpu_pointwise.logaddexp_out)
 _reg(logaddexp_out, "Meta", _k_kernels_cpu_pointwise.logaddexp_out)
 
 
+def _logaddexp2_structured(self, other):
+    return _k_kernels_cpu_pointwise.logaddexp2_out(self, other, None)
+
+
+_reg(logaddexp2, "CPU", _functional(_k_kernels_cpu_pointwise.logaddexp2_out, 2, _logaddexp2_structured), '_logaddexp2_structured')
+_reg(logaddexp2, "Meta", _functional(_k_kernels_cpu_pointwise.logaddexp2_out, 2, _logaddexp2_structured), '_logaddexp2_structured')
+_reg(logaddexp2_out, "CPU", _k_kernels_cpu_pointwise.logaddexp2_out)
+_reg(logaddexp2_out, "Meta", _k_kernels_cpu_pointwise.logaddexp2_out)
+
+
 def _atan2_structured(self, other):
     return _k_kernels_cpu_pointwise.atan2_out(self, other, None)
 
@@ -6854,6 +6866,7 @@ _layer(minimum_out, "ADInplaceOrView", _layers.inplace_kernel(minimum_out, (2,))
 _layer(fmax_out, "ADInplaceOrView", _layers.inplace_kernel(fmax_out, (2,)))
 _layer(fmin_out, "ADInplaceOrView", _layers.inplace_kernel(fmin_out, (2,)))
 _layer(logaddexp_out, "ADInplaceOrView", _layers.inplace_kernel(logaddexp_out, (2,)))
+_layer(logaddexp2_out, "ADInplaceOrView", _layers.inplace_kernel(logaddexp2_out, (2,)))
 _layer(atan2_, "ADInplaceOrView", _layers.inplace_kernel(atan2_, (0,)))
 _layer(atan2_out, "ADInplaceOrView", _layers.inplace_kernel(atan2_out, (2,)))
 _layer(hypot_, "ADInplaceOrView", _layers.inplace_kernel(hypot_, (0,)))
