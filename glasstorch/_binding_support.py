@@ -22,8 +22,8 @@ from .tensor import Tensor, wrap
 
 __all__ = ["_wrap", "_wrap_list", "_wrap_tuple", "_return_type", "_make_rt", "_requires_grad", "return_types",
            "_TS", "plain_tensor_subclass", "register_disabled_torch_function", "_disabled_torch_function_impl",
-           "operand_ok", "_operator_fallback", "torch_function_state", "tf_subclass_active", "DisableTorchFunction",
-           "DisableTorchFunctionSubclass"]
+           "operand_ok", "not_a_tensor_error", "_operator_fallback", "torch_function_state", "tf_subclass_active",
+           "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
 _wrap = wrap
 
@@ -133,9 +133,19 @@ def operand_ok(other) -> bool:
     return isinstance(other, (Tensor, *_NUMBER)) or isinstance(other, numbers.Number)
 
 
+def not_a_tensor_error(name: str, self) -> TypeError:
+    """PyTorch's error for a Tensor method called on something else (``Tensor.add(2, t)``, ``Tensor.__radd__(2, t)``):
+    CPython's method-descriptor check, which comes before the argument parser and ``__torch_function__``."""
+    return TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+                     f"'{type(self).__name__}' object")
+
+
 def _operator_fallback(method, self, other):
     """A binary operator's slow path (``methods._add_operator`` ...): the method, or NotImplemented for an operand
-    it does not take, as PyTorch's TypeError_to_NotImplemented_ turns the parser's TypeError (``t @ np.int64(2)``)."""
+    it does not take, as PyTorch's TypeError_to_NotImplemented_ turns the parser's TypeError (``t @ np.int64(2)``).
+    A ``self`` that is no Tensor (an explicit ``Tensor.__radd__(2, t)``) raises, as torch's descriptor check does."""
+    if not isinstance(self, Tensor):
+        raise not_a_tensor_error(method.__name__, self)
     if type(other) is Tensor or operand_ok(other):
         try:
             return method(self, other)

@@ -19,7 +19,7 @@ from ._generated import functions as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
-           "stft", "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod",
+           "stft", "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod", "meshgrid",
            "install"]
 
 
@@ -257,6 +257,22 @@ def cartesian_prod(*tensors):
     return _ops.cartesian_prod(tensors)
 
 
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids over 0-d or 1-d tensors, given variadic or as one list; ``indexing`` "ij" (matrix,
+    the default, which warns once when not given) or "xy" (Cartesian: the first two dimensions exchanged).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> [g.tolist() for g in torch.meshgrid(torch.tensor([1, 2]), torch.tensor([3, 4, 5]), indexing="xy")]
+        [[[1, 2], [1, 2], [1, 2]], [[3, 3], [4, 4], [5, 5]]]
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    if indexing is None:
+        return tuple(_ops.meshgrid(tensors))
+    return tuple(_ops.meshgrid(tensors, indexing=indexing))
+
+
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
 
@@ -303,7 +319,7 @@ def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
                  "atleast_2d", "atleast_3d", "lu", "tensordot", "block_diag",
-                 "cartesian_prod", "stft"):
+                 "cartesian_prod", "meshgrid", "stft"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu"),

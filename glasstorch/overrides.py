@@ -31,7 +31,12 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from ._binding_support import _disabled_torch_function_impl, tf_subclass_active, torch_function_state
+from ._binding_support import (
+    _disabled_torch_function_impl,
+    not_a_tensor_error,
+    tf_subclass_active,
+    torch_function_state,
+)
 from .autograd import register_torch_function_protocol
 from .tensor import Tensor
 from .utils._python_dispatch import _RestorePythonTLSSnapshot
@@ -153,8 +158,11 @@ def _binding_fallback(exc, func, args, kwargs):
     """A generated binding's parser failed with ``exc``: hand the call to an overloaded argument, or re-raise.
 
     Raises:
-        TypeError: ``exc`` when no argument overrides; PyTorch's "Multiple dispatch failed" when all decline.
+        TypeError: ``exc`` when no argument overrides; PyTorch's "Multiple dispatch failed" when all decline;
+            for a method (``exc`` None) whose ``self`` is no Tensor, the descriptor error.
     """
+    if exc is None and not isinstance(args[0], Tensor):
+        raise not_a_tensor_error(func.__name__, args[0])
     relevant = list(_candidates(args))
     if kwargs:
         relevant += _candidates(kwargs.values())

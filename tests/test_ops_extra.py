@@ -4,11 +4,13 @@ resizing and the autograd node names."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
 import glasstorch as gt
-from tests.oracle import assert_same, assert_same_error, from_torch
+from tests.oracle import assert_same, assert_same_error, fresh_interpreter, from_torch
 
 
 def _pair(*shapes, dtype=torch.float64, requires_grad=False, seed=0):
@@ -249,3 +251,137 @@ def test_nansum_integer_is_sum():
     for kwargs in ({}, {"dtype": torch.int8}, {"dim": 0}):
         gkw = {k: (gt.int8 if v is torch.int8 else v) for k, v in kwargs.items()}
         assert_same(gt.nansum(from_torch(th), **gkw), torch.nansum(th, **kwargs))
+
+
+# -- Tensor.__rdiv__ and methods called on something that is no Tensor -----------------------------------
+@pytest.mark.parametrize("other", [2, 1.5, True], ids=repr)
+def test_rdiv_is_reciprocal_times(other):
+    (x_gt,), (x_th,) = _pair((3, 4), requires_grad=True)
+    got, want = x_gt.__rdiv__(other), x_th.__rdiv__(other)
+    assert_same(got, want)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+    seed = torch.randn(want.shape, dtype=want.dtype, generator=torch.Generator().manual_seed(1))
+    assert_same(gt.autograd.grad(got, x_gt, from_torch(seed))[0], torch.autograd.grad(want, x_th, seed)[0])
+    assert gt.Tensor.__rdiv__ is gt.Tensor.__rtruediv__
+
+
+def test_rdiv_of_a_number_self_raises_torchs_attribute_error():
+    assert_same_error(lambda: gt.Tensor.__rdiv__(2, gt.ones(3)), lambda: torch.Tensor.__rdiv__(2, torch.ones(3)))
+
+
+@pytest.mark.parametrize("method", ["add", "mul", "bitwise_and", "clamp_min", "sum", "reciprocal"])
+@pytest.mark.parametrize("self_", [2, 1.5, "x"], ids=repr)
+def test_method_on_non_tensor_self_raises_descriptor_error(method, self_):
+    args_gt, args_th = ((gt.ones(3),), (torch.ones(3),)) if method not in ("sum", "reciprocal") else ((), ())
+    assert_same_error(lambda: getattr(gt.Tensor, method)(self_, *args_gt),
+                      lambda: getattr(torch.Tensor, method)(self_, *args_th))
+
+
+@pytest.mark.parametrize("dunder", ["__radd__", "__rmul__", "__rand__", "__ror__", "__rxor__", "__add__", "__mul__"])
+@pytest.mark.parametrize("other", [3, "tensor"])
+def test_reflected_operator_on_non_tensor_self_raises(dunder, other):
+    # torch's message names the dunder; glasstorch's operators share one function per op (__add__ is __radd__),
+    # so its message names the op: the type and the rest of the text match
+    o_gt, o_th = (gt.ones(3, dtype=gt.int64), torch.ones(3, dtype=torch.int64)) if other == "tensor" else (3, 3)
+    with pytest.raises(TypeError) as th_err:
+        getattr(torch.Tensor, dunder)(2, o_th)
+    with pytest.raises(TypeError) as gt_err:
+        getattr(gt.Tensor, dunder)(2, o_gt)
+    assert str(gt_err.value).split("' for ")[1] == str(th_err.value).split("' for ")[1]
+
+
+@pytest.mark.parametrize("dunder", ["__rsub__", "__rmod__", "__rpow__", "__rtruediv__"])
+def test_python_level_reflected_operators_on_numbers_match_torch(dunder):
+    def call(lib):
+        try:
+            return getattr(lib.Tensor, dunder)(2, 3)
+        except Exception as e:  # noqa: BLE001 - compared by type and message below
+            return f"{type(e).__name__}: {e}"
+    assert call(gt) == call(torch)
+
+
+# -- meshgrid ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid_grids_are_views_with_torchs_strides_and_grads(indexing):
+    gts, ths = _pair((3,), (2,), (4,), requires_grad=True)
+    got, want = gt.meshgrid(*gts, indexing=indexing), torch.meshgrid(*ths, indexing=indexing)
+    assert type(got) is tuple and len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        assert_same(a, b)
+        assert (a._base is not None) == (b._base is not None)
+        assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__
+    seeds = [torch.randn(w.shape, dtype=w.dtype, generator=torch.Generator().manual_seed(i))
+             for i, w in enumerate(want)]
+    got_g = gt.autograd.grad(got, gts, [from_torch(s) for s in seeds])
+    want_g = torch.autograd.grad(want, ths, seeds)
+    for a, b in zip(got_g, want_g, strict=True):
+        assert_same(a, b, rtol=1e-12, atol=1e-12)
+
+
+@fresh_interpreter
+def test_meshgrid_without_indexing_warns_once_like_torch():
+    def calls(lib):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            grids = [lib.meshgrid(lib.arange(2), lib.arange(3)) for _ in range(2)]
+        # torch's C++ warnings end in " (Triggered internally at <its source file>)"
+        return grids, [(w.category.__name__, str(w.message).split(" (Triggered internally")[0]) for w in rec]
+    (got, _), got_warnings = calls(gt)
+    (want, _), want_warnings = calls(torch)
+    for a, b in zip(got, want, strict=True):
+        assert_same(a, b)
+    assert len(want_warnings) == 1 and got_warnings == want_warnings
+
+
+def test_meshgrid_rejects_2d_inputs():
+    with pytest.raises(RuntimeError) as th_err:
+        torch.meshgrid(torch.ones(2, 2), indexing="ij")
+    with pytest.raises(RuntimeError) as gt_err:
+        gt.meshgrid(gt.ones(2, 2), indexing="ij")
+    # torch prints the tensor itself after the prefix
+    prefix = "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+    assert str(th_err.value).startswith(prefix) and str(gt_err.value).startswith(prefix)
+
+
+# -- trapezoid / trapz / cumulative_trapezoid --------------------------------------------------------------
+@pytest.mark.parametrize("name", ["trapezoid", "trapz", "cumulative_trapezoid"])
+@pytest.mark.parametrize("with_x", [False, True])
+def test_trapezoid_family_values_grads_and_gradcheck(name, with_x):
+    shapes = ((3, 5), (5,)) if with_x else ((3, 5),)
+    gts, ths = _pair(*shapes, requires_grad=True)
+    _grads_match(name, gts, ths, dim=1)
+    assert gt.autograd.gradcheck(lambda *a: getattr(gt, name)(*a, dim=1), gts)
+
+
+@pytest.mark.parametrize("name", ["trapezoid", "cumulative_trapezoid"])
+@pytest.mark.parametrize("dx", [2, 0.5])
+def test_trapezoid_integer_samples_promote_like_torch(name, dx):
+    y = torch.randint(-5, 5, (4, 3), generator=torch.Generator().manual_seed(2))
+    assert_same(getattr(gt, name)(from_torch(y), dx=dx, dim=0), getattr(torch, name)(y, dx=dx, dim=0))
+    x = torch.tensor([0, 1, 3, 7])
+    assert_same(getattr(gt, name)(from_torch(y), from_torch(x), dim=0), getattr(torch, name)(y, x, dim=0))
+
+
+# -- Tensor.sum_to_size ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", [(2, 3), (3,), (1, 3), (2, 1), ()], ids=str)
+def test_sum_to_size_aliasing_and_grad_fn_match_torch(size):
+    (x_gt,), (x_th,) = _pair((2, 3), requires_grad=True)
+    got, want = x_gt.sum_to_size(size), x_th.sum_to_size(size)
+    assert_same(got, want, rtol=1e-12, atol=1e-12)
+    assert (got is x_gt) == (want is x_th)
+    if want is not x_th:  # a view of the keepdim sum where leading dimensions go
+        assert (got._base is not None) == (want._base is not None)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+
+
+# -- isposinf / isneginf -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["isposinf", "isneginf"])
+def test_isinf_signs_are_not_differentiable_and_run_on_meta(name):
+    vals = [1.0, float("inf"), -float("inf"), float("nan"), -0.0]
+    x_th = torch.tensor(vals, requires_grad=True)
+    x_gt = gt.tensor(vals, requires_grad=True)
+    got, want = getattr(gt, name)(x_gt), getattr(torch, name)(x_th)
+    assert_same(got, want)
+    assert got.requires_grad == want.requires_grad
+    meta_gt, meta_th = gt.empty(2, 3, device="meta"), torch.empty(2, 3, device="meta")
+    assert_same(getattr(gt, name)(meta_gt), getattr(torch, name)(meta_th))

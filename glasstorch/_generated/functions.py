@@ -166,6 +166,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     abs as _op_abs,
     abs_ as _op_abs_,
     abs_out as _op_abs_out,
+    absolute as _op_absolute,
+    absolute_ as _op_absolute_,
+    absolute_out as _op_absolute_out,
     acos as _op_acos,
     acos_ as _op_acos_,
     acos_out as _op_acos_out,
@@ -219,6 +222,27 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     any_dims as _op_any_dims,
     any_dims_out as _op_any_dims_out,
     any_out as _op_any_out,
+    arccos as _op_arccos,
+    arccos_ as _op_arccos_,
+    arccos_out as _op_arccos_out,
+    arccosh as _op_arccosh,
+    arccosh_ as _op_arccosh_,
+    arccosh_out as _op_arccosh_out,
+    arcsin as _op_arcsin,
+    arcsin_ as _op_arcsin_,
+    arcsin_out as _op_arcsin_out,
+    arcsinh as _op_arcsinh,
+    arcsinh_ as _op_arcsinh_,
+    arcsinh_out as _op_arcsinh_out,
+    arctan as _op_arctan,
+    arctan2 as _op_arctan2,
+    arctan2_ as _op_arctan2_,
+    arctan2_out as _op_arctan2_out,
+    arctan_ as _op_arctan_,
+    arctan_out as _op_arctan_out,
+    arctanh as _op_arctanh,
+    arctanh_ as _op_arctanh_,
+    arctanh_out as _op_arctanh_out,
     argmax as _op_argmax,
     argmax_out as _op_argmax_out,
     argmin as _op_argmin,
@@ -374,6 +398,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     col_indices as _op_col_indices,
     column_stack as _op_column_stack,
     column_stack_out as _op_column_stack_out,
+    combinations as _op_combinations,
     complex as _op_complex,
     complex_out as _op_complex_out,
     concat as _op_concat,
@@ -423,6 +448,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cumsum as _op_cumsum,
     cumsum_ as _op_cumsum_,
     cumsum_out as _op_cumsum_out,
+    cumulative_trapezoid_dx as _op_cumulative_trapezoid_dx,
+    cumulative_trapezoid_x as _op_cumulative_trapezoid_x,
     deg2rad as _op_deg2rad,
     deg2rad_ as _op_deg2rad_,
     deg2rad_out as _op_deg2rad_out,
@@ -452,6 +479,16 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     div__Tensor_mode as _op_div__Tensor_mode,
     div_out as _op_div_out,
     div_out_mode as _op_div_out_mode,
+    divide_Scalar as _op_divide_Scalar,
+    divide_Scalar_mode as _op_divide_Scalar_mode,
+    divide_Tensor as _op_divide_Tensor,
+    divide_Tensor_mode as _op_divide_Tensor_mode,
+    divide__Scalar as _op_divide__Scalar,
+    divide__Scalar_mode as _op_divide__Scalar_mode,
+    divide__Tensor as _op_divide__Tensor,
+    divide__Tensor_mode as _op_divide__Tensor_mode,
+    divide_out as _op_divide_out,
+    divide_out_mode as _op_divide_out_mode,
     dot as _op_dot,
     dot_out as _op_dot_out,
     dropout as _op_dropout,
@@ -542,6 +579,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     fft_rfftn_out as _op_fft_rfftn_out,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
+    fix as _op_fix,
+    fix_ as _op_fix_,
+    fix_out as _op_fix_out,
     flatten_using_ints as _op_flatten_using_ints,
     flip as _op_flip,
     fliplr as _op_fliplr,
@@ -598,6 +638,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     ger_out as _op_ger_out,
     glu as _op_glu,
     glu_out as _op_glu_out,
+    greater_Scalar as _op_greater_Scalar,
+    greater_Scalar_out as _op_greater_Scalar_out,
+    greater_Tensor as _op_greater_Tensor,
+    greater_Tensor_out as _op_greater_Tensor_out,
+    greater__Scalar as _op_greater__Scalar,
+    greater__Tensor as _op_greater__Tensor,
+    greater_equal_Scalar as _op_greater_equal_Scalar,
+    greater_equal_Scalar_out as _op_greater_equal_Scalar_out,
+    greater_equal_Tensor as _op_greater_equal_Tensor,
+    greater_equal_Tensor_out as _op_greater_equal_Tensor_out,
+    greater_equal__Scalar as _op_greater_equal__Scalar,
+    greater_equal__Tensor as _op_greater_equal__Tensor,
     group_norm as _op_group_norm,
     gt_Scalar as _op_gt_Scalar,
     gt_Scalar_out as _op_gt_Scalar_out,
@@ -680,6 +732,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     isinf_out as _op_isinf_out,
     isnan as _op_isnan,
     isnan_out as _op_isnan_out,
+    isneginf as _op_isneginf,
+    isneginf_out as _op_isneginf_out,
+    isposinf as _op_isposinf,
+    isposinf_out as _op_isposinf_out,
     isreal as _op_isreal,
     istft as _op_istft,
     kaiser_window as _op_kaiser_window,
@@ -715,6 +771,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lerp_Tensor_out as _op_lerp_Tensor_out,
     lerp__Scalar as _op_lerp__Scalar,
     lerp__Tensor as _op_lerp__Tensor,
+    less_Scalar as _op_less_Scalar,
+    less_Scalar_out as _op_less_Scalar_out,
+    less_Tensor as _op_less_Tensor,
+    less_Tensor_out as _op_less_Tensor_out,
+    less__Scalar as _op_less__Scalar,
+    less__Tensor as _op_less__Tensor,
+    less_equal_Scalar as _op_less_equal_Scalar,
+    less_equal_Scalar_out as _op_less_equal_Scalar_out,
+    less_equal_Tensor as _op_less_equal_Tensor,
+    less_equal_Tensor_out as _op_less_equal_Tensor_out,
+    less_equal__Scalar as _op_less_equal__Scalar,
+    less_equal__Tensor as _op_less_equal__Tensor,
     lgamma as _op_lgamma,
     lgamma_ as _op_lgamma_,
     lgamma_out as _op_lgamma_out,
@@ -816,6 +884,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     log_softmax_int as _op_log_softmax_int,
     log_softmax_int_out as _op_log_softmax_int_out,
     logaddexp as _op_logaddexp,
+    logaddexp2 as _op_logaddexp2,
+    logaddexp2_out as _op_logaddexp2_out,
     logaddexp_out as _op_logaddexp_out,
     logdet as _op_logdet,
     logical_and as _op_logical_and,
@@ -876,6 +946,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     median as _op_median,
     median_dim as _op_median_dim,
     median_dim_values as _op_median_dim_values,
+    meshgrid as _op_meshgrid,
+    meshgrid_indexing as _op_meshgrid_indexing,
     min as _op_min,
     min_dim as _op_min_dim,
     min_dim_min as _op_min_dim_min,
@@ -909,6 +981,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     mul_out as _op_mul_out,
     multinomial as _op_multinomial,
     multinomial_out as _op_multinomial_out,
+    multiply_Scalar as _op_multiply_Scalar,
+    multiply_Tensor as _op_multiply_Tensor,
+    multiply__Scalar as _op_multiply__Scalar,
+    multiply__Tensor as _op_multiply__Tensor,
+    multiply_out as _op_multiply_out,
     mv as _op_mv,
     mv_out as _op_mv_out,
     mvlgamma as _op_mvlgamma,
@@ -941,6 +1018,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     neg as _op_neg,
     neg_ as _op_neg_,
     neg_out as _op_neg_out,
+    negative as _op_negative,
+    negative_ as _op_negative_,
+    negative_out as _op_negative_out,
     nextafter as _op_nextafter,
     nextafter_ as _op_nextafter_,
     nextafter_out as _op_nextafter_out,
@@ -970,6 +1050,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     norm_dtype_out as _op_norm_dtype_out,
     norm_out as _op_norm_out,
     normal_ as _op_normal_,
+    not_equal_Scalar as _op_not_equal_Scalar,
+    not_equal_Scalar_out as _op_not_equal_Scalar_out,
+    not_equal_Tensor as _op_not_equal_Tensor,
+    not_equal_Tensor_out as _op_not_equal_Tensor_out,
+    not_equal__Scalar as _op_not_equal__Scalar,
+    not_equal__Tensor as _op_not_equal__Tensor,
     one_hot as _op_one_hot,
     orgqr as _op_orgqr,
     orgqr_out as _op_orgqr_out,
@@ -1069,6 +1155,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     round_decimals_out as _op_round_decimals_out,
     round_out as _op_round_out,
     row_indices as _op_row_indices,
+    row_stack as _op_row_stack,
+    row_stack_out as _op_row_stack_out,
     rsqrt as _op_rsqrt,
     rsqrt_ as _op_rsqrt_,
     rsqrt_out as _op_rsqrt_out,
@@ -1367,10 +1455,16 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sub__Scalar as _op_sub__Scalar,
     sub__Tensor as _op_sub__Tensor,
     sub_out as _op_sub_out,
+    subtract_Scalar as _op_subtract_Scalar,
+    subtract_Tensor as _op_subtract_Tensor,
+    subtract__Scalar as _op_subtract__Scalar,
+    subtract__Tensor as _op_subtract__Tensor,
+    subtract_out as _op_subtract_out,
     sum as _op_sum,
     sum_IntList_out as _op_sum_IntList_out,
     sum_dim_IntList as _op_sum_dim_IntList,
     sum_out as _op_sum_out,
+    sum_to_size as _op_sum_to_size,
     svd as _op_svd,
     svd_U as _op_svd_U,
     swapaxes as _op_swapaxes,
@@ -1419,6 +1513,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     transpose_copy_int as _op_transpose_copy_int,
     transpose_copy_int_out as _op_transpose_copy_int_out,
     transpose_int as _op_transpose_int,
+    trapezoid_dx as _op_trapezoid_dx,
+    trapezoid_x as _op_trapezoid_x,
+    trapz_dx as _op_trapz_dx,
+    trapz_x as _op_trapz_x,
     triangular_solve as _op_triangular_solve,
     triangular_solve_X as _op_triangular_solve_X,
     tril as _op_tril,
@@ -1574,6 +1672,746 @@ _rt_nanmedian_out_70 = _return_type('nanmedian_out', ['values', 'indices'])
 _rt_mode_71 = _return_type('mode', ['values', 'indices'])
 _rt_mode_out_72 = _return_type('mode_out', ['values', 'indices'])
 _rt_unpack_dual_73 = _return_type('_unpack_dual', ['primal', 'tangent'])
+
+
+_sig_absolute = _Signatures('absolute', [
+    'absolute(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def absolute(*args, **kwargs):
+    """absolute(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_absolute.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_absolute_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_absolute.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, absolute, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_absolute.call(a[0]))
+    return _wrap(_op_absolute_out.call(a[0], a[1]))
+
+
+_sig_arccos = _Signatures('arccos', [
+    'arccos(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arccos(*args, **kwargs):
+    """arccos(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arccos.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_arccos_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_arccos.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arccos, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_arccos.call(a[0]))
+    return _wrap(_op_arccos_out.call(a[0], a[1]))
+
+
+_sig_arccos_ = _Signatures('arccos_', [
+    'arccos_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arccos_(*args, **kwargs):
+    """arccos_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arccos_.call(_a0._impl))
+    try:
+        i, a = _sig_arccos_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arccos_, args, kwargs)
+    return _wrap(_op_arccos_.call(a[0]))
+
+
+_sig_arccosh = _Signatures('arccosh', [
+    'arccosh(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arccosh(*args, **kwargs):
+    """arccosh(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arccosh.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_arccosh_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_arccosh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arccosh, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_arccosh.call(a[0]))
+    return _wrap(_op_arccosh_out.call(a[0], a[1]))
+
+
+_sig_arccosh_ = _Signatures('arccosh_', [
+    'arccosh_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arccosh_(*args, **kwargs):
+    """arccosh_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arccosh_.call(_a0._impl))
+    try:
+        i, a = _sig_arccosh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arccosh_, args, kwargs)
+    return _wrap(_op_arccosh_.call(a[0]))
+
+
+_sig_arcsin = _Signatures('arcsin', [
+    'arcsin(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arcsin(*args, **kwargs):
+    """arcsin(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arcsin.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_arcsin_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_arcsin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arcsin, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_arcsin.call(a[0]))
+    return _wrap(_op_arcsin_out.call(a[0], a[1]))
+
+
+_sig_arcsin_ = _Signatures('arcsin_', [
+    'arcsin_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arcsin_(*args, **kwargs):
+    """arcsin_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arcsin_.call(_a0._impl))
+    try:
+        i, a = _sig_arcsin_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arcsin_, args, kwargs)
+    return _wrap(_op_arcsin_.call(a[0]))
+
+
+_sig_arcsinh = _Signatures('arcsinh', [
+    'arcsinh(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arcsinh(*args, **kwargs):
+    """arcsinh(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arcsinh.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_arcsinh_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_arcsinh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arcsinh, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_arcsinh.call(a[0]))
+    return _wrap(_op_arcsinh_out.call(a[0], a[1]))
+
+
+_sig_arcsinh_ = _Signatures('arcsinh_', [
+    'arcsinh_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arcsinh_(*args, **kwargs):
+    """arcsinh_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arcsinh_.call(_a0._impl))
+    try:
+        i, a = _sig_arcsinh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arcsinh_, args, kwargs)
+    return _wrap(_op_arcsinh_.call(a[0]))
+
+
+_sig_arctan = _Signatures('arctan', [
+    'arctan(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arctan(*args, **kwargs):
+    """arctan(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arctan.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_arctan_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_arctan.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arctan, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_arctan.call(a[0]))
+    return _wrap(_op_arctan_out.call(a[0], a[1]))
+
+
+_sig_arctan_ = _Signatures('arctan_', [
+    'arctan_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arctan_(*args, **kwargs):
+    """arctan_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arctan_.call(_a0._impl))
+    try:
+        i, a = _sig_arctan_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arctan_, args, kwargs)
+    return _wrap(_op_arctan_.call(a[0]))
+
+
+_sig_arctan2 = _Signatures('arctan2', [
+    'arctan2(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arctan2(*args, **kwargs):
+    """arctan2(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_arctan2.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_arctan2_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_arctan2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arctan2, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_arctan2.call(a[0], a[1]))
+    return _wrap(_op_arctan2_out.call(a[0], a[1], a[2]))
+
+
+_sig_arctanh = _Signatures('arctanh', [
+    'arctanh(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arctanh(*args, **kwargs):
+    """arctanh(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arctanh.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_arctanh_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_arctanh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arctanh, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_arctanh.call(a[0]))
+    return _wrap(_op_arctanh_out.call(a[0], a[1]))
+
+
+_sig_arctanh_ = _Signatures('arctanh_', [
+    'arctanh_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def arctanh_(*args, **kwargs):
+    """arctanh_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arctanh_.call(_a0._impl))
+    try:
+        i, a = _sig_arctanh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arctanh_, args, kwargs)
+    return _wrap(_op_arctanh_.call(a[0]))
+
+
+_sig_divide = _Signatures('divide', [
+    'divide(Tensor input, Tensor other, *, Tensor? out=None)',
+    'divide(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)',
+    'divide(Tensor input, Scalar other)',
+    'divide(Tensor input, Scalar other, *, str? rounding_mode)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def divide(*args, **kwargs):
+    """divide(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
+            return _wrap(_op_divide_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
+            return _wrap(_op_divide_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
+    try:
+        i, a = _sig_divide.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, divide, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_divide_Tensor.call(a[0], a[1]))
+        return _wrap(_op_divide_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_divide_Tensor_mode.call(a[0], a[1], a[2]))
+        return _wrap(_op_divide_out_mode.call(a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        return _wrap(_op_divide_Scalar.call(a[0], a[1]))
+    elif i == 3:
+        return _wrap(_op_divide_Scalar_mode.call(a[0], a[1], a[2]))
+
+
+_sig_greater_equal = _Signatures('greater_equal', [
+    'greater_equal(Tensor input, Tensor other, *, Tensor? out=None)',
+    'greater_equal(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def greater_equal(*args, **kwargs):
+    """greater_equal(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_greater_equal_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_greater_equal_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_greater_equal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, greater_equal, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_greater_equal_Tensor.call(a[0], a[1]))
+        return _wrap(_op_greater_equal_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_greater_equal_Scalar.call(a[0], a[1]))
+        return _wrap(_op_greater_equal_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_greater = _Signatures('greater', [
+    'greater(Tensor input, Tensor other, *, Tensor? out=None)',
+    'greater(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def greater(*args, **kwargs):
+    """greater(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_greater_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_greater_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_greater.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, greater, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_greater_Tensor.call(a[0], a[1]))
+        return _wrap(_op_greater_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_greater_Scalar.call(a[0], a[1]))
+        return _wrap(_op_greater_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_less_equal = _Signatures('less_equal', [
+    'less_equal(Tensor input, Tensor other, *, Tensor? out=None)',
+    'less_equal(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def less_equal(*args, **kwargs):
+    """less_equal(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_less_equal_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_less_equal_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_less_equal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, less_equal, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_less_equal_Tensor.call(a[0], a[1]))
+        return _wrap(_op_less_equal_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_less_equal_Scalar.call(a[0], a[1]))
+        return _wrap(_op_less_equal_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_less = _Signatures('less', [
+    'less(Tensor input, Tensor other, *, Tensor? out=None)',
+    'less(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def less(*args, **kwargs):
+    """less(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_less_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_less_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_less.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, less, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_less_Tensor.call(a[0], a[1]))
+        return _wrap(_op_less_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_less_Scalar.call(a[0], a[1]))
+        return _wrap(_op_less_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_not_equal = _Signatures('not_equal', [
+    'not_equal(Tensor input, Tensor other, *, Tensor? out=None)',
+    'not_equal(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def not_equal(*args, **kwargs):
+    """not_equal(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_not_equal_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_not_equal_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_not_equal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, not_equal, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_not_equal_Tensor.call(a[0], a[1]))
+        return _wrap(_op_not_equal_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_not_equal_Scalar.call(a[0], a[1]))
+        return _wrap(_op_not_equal_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_negative = _Signatures('negative', [
+    'negative(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def negative(*args, **kwargs):
+    """negative(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_negative.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_negative_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_negative.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, negative, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_negative.call(a[0]))
+    return _wrap(_op_negative_out.call(a[0], a[1]))
+
+
+_sig_negative_ = _Signatures('negative_', [
+    'negative_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def negative_(*args, **kwargs):
+    """negative_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_negative_.call(_a0._impl))
+    try:
+        i, a = _sig_negative_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, negative_, args, kwargs)
+    return _wrap(_op_negative_.call(a[0]))
+
+
+_sig_multiply = _Signatures('multiply', [
+    'multiply(Tensor input, Tensor other, *, Tensor? out=None)',
+    'multiply(Tensor input, Scalar other)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def multiply(*args, **kwargs):
+    """multiply(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
+            return _wrap(_op_multiply_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
+            return _wrap(_op_multiply_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
+    try:
+        i, a = _sig_multiply.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, multiply, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_multiply_Tensor.call(a[0], a[1]))
+        return _wrap(_op_multiply_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_multiply_Scalar.call(a[0], a[1]))
+
+
+_sig_subtract = _Signatures('subtract', [
+    'subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)',
+    'subtract(Tensor input, Scalar other, Scalar alpha=1)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def subtract(*args, **kwargs):
+    """subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
+            return _wrap(_op_subtract_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
+            return _wrap(_op_subtract_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1, _o._impl))
+    try:
+        i, a = _sig_subtract.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, subtract, args, kwargs)
+    if i == 0:
+        if a[3] is None:
+            return _wrap(_op_subtract_Tensor.call(a[0], a[1], a[2]))
+        return _wrap(_op_subtract_out.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_subtract_Scalar.call(a[0], a[1], a[2]))
+
+
+_sig_fix = _Signatures('fix', [
+    'fix(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fix(*args, **kwargs):
+    """fix(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_fix.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_fix_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_fix.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fix, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_fix.call(a[0]))
+    return _wrap(_op_fix_out.call(a[0], a[1]))
+
+
+_sig_fix_ = _Signatures('fix_', [
+    'fix_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fix_(*args, **kwargs):
+    """fix_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_fix_.call(_a0._impl))
+    try:
+        i, a = _sig_fix_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fix_, args, kwargs)
+    return _wrap(_op_fix_.call(a[0]))
+
+
+_sig_row_stack = _Signatures('row_stack', [
+    'row_stack(Tensor[] tensors, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def row_stack(*args, **kwargs):
+    """row_stack(Tensor[] tensors, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_row_stack.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, row_stack, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_row_stack.call(a[0]))
+    return _wrap(_op_row_stack_out.call(a[0], a[1]))
 
 
 _sig__conj = _Signatures('_conj', [
@@ -3593,6 +4431,77 @@ def one_hot(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, one_hot, args, kwargs)
     return _wrap(_op_one_hot.call(a[0], a[1]))
+
+
+_sig_trapezoid = _Signatures('trapezoid', [
+    'trapezoid(Tensor y, Tensor x, *, int dim=-1)',
+    'trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def trapezoid(*args, **kwargs):
+    """trapezoid(Tensor y, Tensor x, *, int dim=-1)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_trapezoid_x.call(_a0._impl, _a1._impl, -1))
+    try:
+        i, a = _sig_trapezoid.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, trapezoid, args, kwargs)
+    if i == 0:
+        return _wrap(_op_trapezoid_x.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_trapezoid_dx.call(a[0], a[1], a[2]))
+
+
+_sig_trapz = _Signatures('trapz', [
+    'trapz(Tensor y, *, float dx=1, int dim=-1)',
+    'trapz(Tensor y, Tensor x, *, int dim=-1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def trapz(*args, **kwargs):
+    """trapz(Tensor y, *, float dx=1, int dim=-1)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_trapz_dx.call(_a0._impl, 1.0, -1))
+    try:
+        i, a = _sig_trapz.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, trapz, args, kwargs)
+    if i == 0:
+        return _wrap(_op_trapz_dx.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_trapz_x.call(a[0], a[1], a[2]))
+
+
+_sig_cumulative_trapezoid = _Signatures('cumulative_trapezoid', [
+    'cumulative_trapezoid(Tensor y, Tensor x, *, int dim=-1)',
+    'cumulative_trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cumulative_trapezoid(*args, **kwargs):
+    """cumulative_trapezoid(Tensor y, Tensor x, *, int dim=-1)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_cumulative_trapezoid_x.call(_a0._impl, _a1._impl, -1))
+    try:
+        i, a = _sig_cumulative_trapezoid.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cumulative_trapezoid, args, kwargs)
+    if i == 0:
+        return _wrap(_op_cumulative_trapezoid_x.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_cumulative_trapezoid_dx.call(a[0], a[1], a[2]))
 
 
 _sig_mm = _Signatures('mm', [
@@ -9372,6 +10281,36 @@ def logaddexp(*args, **kwargs):
     return _wrap(_op_logaddexp_out.call(a[0], a[1], a[2]))
 
 
+_sig_logaddexp2 = _Signatures('logaddexp2', [
+    'logaddexp2(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logaddexp2(*args, **kwargs):
+    """logaddexp2(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_logaddexp2.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_logaddexp2_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_logaddexp2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logaddexp2, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_logaddexp2.call(a[0], a[1]))
+    return _wrap(_op_logaddexp2_out.call(a[0], a[1], a[2]))
+
+
 _sig_atan2 = _Signatures('atan2', [
     'atan2(Tensor input, Tensor other, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -10634,6 +11573,62 @@ def signbit(*args, **kwargs):
     if a[1] is None:
         return _wrap(_op_signbit.call(a[0]))
     return _wrap(_op_signbit_out.call(a[0], a[1]))
+
+
+_sig_isposinf = _Signatures('isposinf', [
+    'isposinf(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def isposinf(*args, **kwargs):
+    """isposinf(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_isposinf.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_isposinf_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_isposinf.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, isposinf, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_isposinf.call(a[0]))
+    return _wrap(_op_isposinf_out.call(a[0], a[1]))
+
+
+_sig_isneginf = _Signatures('isneginf', [
+    'isneginf(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def isneginf(*args, **kwargs):
+    """isneginf(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_isneginf.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_isneginf_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_isneginf.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, isneginf, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_isneginf.call(a[0]))
+    return _wrap(_op_isneginf_out.call(a[0], a[1]))
 
 
 _sig_float_power = _Signatures('float_power', [
@@ -11929,6 +12924,45 @@ def cartesian_prod(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, cartesian_prod, args, kwargs)
     return _wrap(_op_cartesian_prod.call(a[0]))
+
+
+_sig_meshgrid = _Signatures('meshgrid', [
+    'meshgrid(Tensor[] tensors)',
+    'meshgrid(Tensor[] tensors, *, str indexing)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def meshgrid(*args, **kwargs):
+    """meshgrid(Tensor[] tensors)"""
+    try:
+        i, a = _sig_meshgrid.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, meshgrid, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op_meshgrid.call(a[0]))
+    elif i == 1:
+        return _wrap_list(_op_meshgrid_indexing.call(a[0], a[1]))
+
+
+_sig_combinations = _Signatures('combinations', [
+    'combinations(Tensor input, int r=2, bool with_replacement=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def combinations(*args, **kwargs):
+    """combinations(Tensor input, int r=2, bool with_replacement=False)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
+            return _wrap(_op_combinations.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_combinations.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, combinations, args, kwargs)
+    return _wrap(_op_combinations.call(a[0], a[1], a[2]))
 
 
 _sig_tril_indices = _Signatures('tril_indices', [
@@ -16601,7 +17635,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

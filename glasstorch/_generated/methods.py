@@ -166,6 +166,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     abs as _op_abs,
     abs_ as _op_abs_,
     abs_out as _op_abs_out,
+    absolute as _op_absolute,
+    absolute_ as _op_absolute_,
+    absolute_out as _op_absolute_out,
     acos as _op_acos,
     acos_ as _op_acos_,
     acos_out as _op_acos_out,
@@ -219,6 +222,27 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     any_dims as _op_any_dims,
     any_dims_out as _op_any_dims_out,
     any_out as _op_any_out,
+    arccos as _op_arccos,
+    arccos_ as _op_arccos_,
+    arccos_out as _op_arccos_out,
+    arccosh as _op_arccosh,
+    arccosh_ as _op_arccosh_,
+    arccosh_out as _op_arccosh_out,
+    arcsin as _op_arcsin,
+    arcsin_ as _op_arcsin_,
+    arcsin_out as _op_arcsin_out,
+    arcsinh as _op_arcsinh,
+    arcsinh_ as _op_arcsinh_,
+    arcsinh_out as _op_arcsinh_out,
+    arctan as _op_arctan,
+    arctan2 as _op_arctan2,
+    arctan2_ as _op_arctan2_,
+    arctan2_out as _op_arctan2_out,
+    arctan_ as _op_arctan_,
+    arctan_out as _op_arctan_out,
+    arctanh as _op_arctanh,
+    arctanh_ as _op_arctanh_,
+    arctanh_out as _op_arctanh_out,
     argmax as _op_argmax,
     argmax_out as _op_argmax_out,
     argmin as _op_argmin,
@@ -374,6 +398,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     col_indices as _op_col_indices,
     column_stack as _op_column_stack,
     column_stack_out as _op_column_stack_out,
+    combinations as _op_combinations,
     complex as _op_complex,
     complex_out as _op_complex_out,
     concat as _op_concat,
@@ -423,6 +448,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cumsum as _op_cumsum,
     cumsum_ as _op_cumsum_,
     cumsum_out as _op_cumsum_out,
+    cumulative_trapezoid_dx as _op_cumulative_trapezoid_dx,
+    cumulative_trapezoid_x as _op_cumulative_trapezoid_x,
     deg2rad as _op_deg2rad,
     deg2rad_ as _op_deg2rad_,
     deg2rad_out as _op_deg2rad_out,
@@ -452,6 +479,16 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     div__Tensor_mode as _op_div__Tensor_mode,
     div_out as _op_div_out,
     div_out_mode as _op_div_out_mode,
+    divide_Scalar as _op_divide_Scalar,
+    divide_Scalar_mode as _op_divide_Scalar_mode,
+    divide_Tensor as _op_divide_Tensor,
+    divide_Tensor_mode as _op_divide_Tensor_mode,
+    divide__Scalar as _op_divide__Scalar,
+    divide__Scalar_mode as _op_divide__Scalar_mode,
+    divide__Tensor as _op_divide__Tensor,
+    divide__Tensor_mode as _op_divide__Tensor_mode,
+    divide_out as _op_divide_out,
+    divide_out_mode as _op_divide_out_mode,
     dot as _op_dot,
     dot_out as _op_dot_out,
     dropout as _op_dropout,
@@ -542,6 +579,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     fft_rfftn_out as _op_fft_rfftn_out,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
+    fix as _op_fix,
+    fix_ as _op_fix_,
+    fix_out as _op_fix_out,
     flatten_using_ints as _op_flatten_using_ints,
     flip as _op_flip,
     fliplr as _op_fliplr,
@@ -598,6 +638,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     ger_out as _op_ger_out,
     glu as _op_glu,
     glu_out as _op_glu_out,
+    greater_Scalar as _op_greater_Scalar,
+    greater_Scalar_out as _op_greater_Scalar_out,
+    greater_Tensor as _op_greater_Tensor,
+    greater_Tensor_out as _op_greater_Tensor_out,
+    greater__Scalar as _op_greater__Scalar,
+    greater__Tensor as _op_greater__Tensor,
+    greater_equal_Scalar as _op_greater_equal_Scalar,
+    greater_equal_Scalar_out as _op_greater_equal_Scalar_out,
+    greater_equal_Tensor as _op_greater_equal_Tensor,
+    greater_equal_Tensor_out as _op_greater_equal_Tensor_out,
+    greater_equal__Scalar as _op_greater_equal__Scalar,
+    greater_equal__Tensor as _op_greater_equal__Tensor,
     group_norm as _op_group_norm,
     gt_Scalar as _op_gt_Scalar,
     gt_Scalar_out as _op_gt_Scalar_out,
@@ -680,6 +732,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     isinf_out as _op_isinf_out,
     isnan as _op_isnan,
     isnan_out as _op_isnan_out,
+    isneginf as _op_isneginf,
+    isneginf_out as _op_isneginf_out,
+    isposinf as _op_isposinf,
+    isposinf_out as _op_isposinf_out,
     isreal as _op_isreal,
     istft as _op_istft,
     kaiser_window as _op_kaiser_window,
@@ -715,6 +771,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lerp_Tensor_out as _op_lerp_Tensor_out,
     lerp__Scalar as _op_lerp__Scalar,
     lerp__Tensor as _op_lerp__Tensor,
+    less_Scalar as _op_less_Scalar,
+    less_Scalar_out as _op_less_Scalar_out,
+    less_Tensor as _op_less_Tensor,
+    less_Tensor_out as _op_less_Tensor_out,
+    less__Scalar as _op_less__Scalar,
+    less__Tensor as _op_less__Tensor,
+    less_equal_Scalar as _op_less_equal_Scalar,
+    less_equal_Scalar_out as _op_less_equal_Scalar_out,
+    less_equal_Tensor as _op_less_equal_Tensor,
+    less_equal_Tensor_out as _op_less_equal_Tensor_out,
+    less_equal__Scalar as _op_less_equal__Scalar,
+    less_equal__Tensor as _op_less_equal__Tensor,
     lgamma as _op_lgamma,
     lgamma_ as _op_lgamma_,
     lgamma_out as _op_lgamma_out,
@@ -816,6 +884,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     log_softmax_int as _op_log_softmax_int,
     log_softmax_int_out as _op_log_softmax_int_out,
     logaddexp as _op_logaddexp,
+    logaddexp2 as _op_logaddexp2,
+    logaddexp2_out as _op_logaddexp2_out,
     logaddexp_out as _op_logaddexp_out,
     logdet as _op_logdet,
     logical_and as _op_logical_and,
@@ -876,6 +946,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     median as _op_median,
     median_dim as _op_median_dim,
     median_dim_values as _op_median_dim_values,
+    meshgrid as _op_meshgrid,
+    meshgrid_indexing as _op_meshgrid_indexing,
     min as _op_min,
     min_dim as _op_min_dim,
     min_dim_min as _op_min_dim_min,
@@ -909,6 +981,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     mul_out as _op_mul_out,
     multinomial as _op_multinomial,
     multinomial_out as _op_multinomial_out,
+    multiply_Scalar as _op_multiply_Scalar,
+    multiply_Tensor as _op_multiply_Tensor,
+    multiply__Scalar as _op_multiply__Scalar,
+    multiply__Tensor as _op_multiply__Tensor,
+    multiply_out as _op_multiply_out,
     mv as _op_mv,
     mv_out as _op_mv_out,
     mvlgamma as _op_mvlgamma,
@@ -941,6 +1018,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     neg as _op_neg,
     neg_ as _op_neg_,
     neg_out as _op_neg_out,
+    negative as _op_negative,
+    negative_ as _op_negative_,
+    negative_out as _op_negative_out,
     nextafter as _op_nextafter,
     nextafter_ as _op_nextafter_,
     nextafter_out as _op_nextafter_out,
@@ -970,6 +1050,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     norm_dtype_out as _op_norm_dtype_out,
     norm_out as _op_norm_out,
     normal_ as _op_normal_,
+    not_equal_Scalar as _op_not_equal_Scalar,
+    not_equal_Scalar_out as _op_not_equal_Scalar_out,
+    not_equal_Tensor as _op_not_equal_Tensor,
+    not_equal_Tensor_out as _op_not_equal_Tensor_out,
+    not_equal__Scalar as _op_not_equal__Scalar,
+    not_equal__Tensor as _op_not_equal__Tensor,
     one_hot as _op_one_hot,
     orgqr as _op_orgqr,
     orgqr_out as _op_orgqr_out,
@@ -1069,6 +1155,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     round_decimals_out as _op_round_decimals_out,
     round_out as _op_round_out,
     row_indices as _op_row_indices,
+    row_stack as _op_row_stack,
+    row_stack_out as _op_row_stack_out,
     rsqrt as _op_rsqrt,
     rsqrt_ as _op_rsqrt_,
     rsqrt_out as _op_rsqrt_out,
@@ -1367,10 +1455,16 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sub__Scalar as _op_sub__Scalar,
     sub__Tensor as _op_sub__Tensor,
     sub_out as _op_sub_out,
+    subtract_Scalar as _op_subtract_Scalar,
+    subtract_Tensor as _op_subtract_Tensor,
+    subtract__Scalar as _op_subtract__Scalar,
+    subtract__Tensor as _op_subtract__Tensor,
+    subtract_out as _op_subtract_out,
     sum as _op_sum,
     sum_IntList_out as _op_sum_IntList_out,
     sum_dim_IntList as _op_sum_dim_IntList,
     sum_out as _op_sum_out,
+    sum_to_size as _op_sum_to_size,
     svd as _op_svd,
     svd_U as _op_svd_U,
     swapaxes as _op_swapaxes,
@@ -1419,6 +1513,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     transpose_copy_int as _op_transpose_copy_int,
     transpose_copy_int_out as _op_transpose_copy_int_out,
     transpose_int as _op_transpose_int,
+    trapezoid_dx as _op_trapezoid_dx,
+    trapezoid_x as _op_trapezoid_x,
+    trapz_dx as _op_trapz_dx,
+    trapz_x as _op_trapz_x,
     triangular_solve as _op_triangular_solve,
     triangular_solve_X as _op_triangular_solve_X,
     tril as _op_tril,
@@ -1515,6 +1613,848 @@ _rt_cummin_11 = _return_type('cummin', ['values', 'indices'])
 _rt_median_12 = _return_type('median', ['values', 'indices'])
 _rt_nanmedian_13 = _return_type('nanmedian', ['values', 'indices'])
 _rt_mode_14 = _return_type('mode', ['values', 'indices'])
+
+
+_sig_absolute = _Signatures('absolute', [
+    'absolute()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def absolute(self, *args, **kwargs):
+    """absolute()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, absolute, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_absolute.call(self._impl))
+    else:
+        try:
+            i, a = _sig_absolute.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, absolute, (self,) + args, kwargs)
+    return _wrap(_op_absolute.call(self._impl))
+
+
+_sig_absolute_ = _Signatures('absolute_', [
+    'absolute_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def absolute_(self, *args, **kwargs):
+    """absolute_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, absolute_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_absolute_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_absolute_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, absolute_, (self,) + args, kwargs)
+    _op_absolute_.call(self._impl)
+    return self
+
+
+_sig_arccos = _Signatures('arccos', [
+    'arccos()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arccos(self, *args, **kwargs):
+    """arccos()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arccos, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_arccos.call(self._impl))
+    else:
+        try:
+            i, a = _sig_arccos.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arccos, (self,) + args, kwargs)
+    return _wrap(_op_arccos.call(self._impl))
+
+
+_sig_arccos_ = _Signatures('arccos_', [
+    'arccos_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arccos_(self, *args, **kwargs):
+    """arccos_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arccos_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_arccos_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_arccos_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arccos_, (self,) + args, kwargs)
+    _op_arccos_.call(self._impl)
+    return self
+
+
+_sig_arccosh = _Signatures('arccosh', [
+    'arccosh()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arccosh(self, *args, **kwargs):
+    """arccosh()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arccosh, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_arccosh.call(self._impl))
+    else:
+        try:
+            i, a = _sig_arccosh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arccosh, (self,) + args, kwargs)
+    return _wrap(_op_arccosh.call(self._impl))
+
+
+_sig_arccosh_ = _Signatures('arccosh_', [
+    'arccosh_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arccosh_(self, *args, **kwargs):
+    """arccosh_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arccosh_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_arccosh_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_arccosh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arccosh_, (self,) + args, kwargs)
+    _op_arccosh_.call(self._impl)
+    return self
+
+
+_sig_arcsin = _Signatures('arcsin', [
+    'arcsin()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arcsin(self, *args, **kwargs):
+    """arcsin()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arcsin, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_arcsin.call(self._impl))
+    else:
+        try:
+            i, a = _sig_arcsin.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arcsin, (self,) + args, kwargs)
+    return _wrap(_op_arcsin.call(self._impl))
+
+
+_sig_arcsin_ = _Signatures('arcsin_', [
+    'arcsin_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arcsin_(self, *args, **kwargs):
+    """arcsin_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arcsin_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_arcsin_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_arcsin_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arcsin_, (self,) + args, kwargs)
+    _op_arcsin_.call(self._impl)
+    return self
+
+
+_sig_arcsinh = _Signatures('arcsinh', [
+    'arcsinh()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arcsinh(self, *args, **kwargs):
+    """arcsinh()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arcsinh, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_arcsinh.call(self._impl))
+    else:
+        try:
+            i, a = _sig_arcsinh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arcsinh, (self,) + args, kwargs)
+    return _wrap(_op_arcsinh.call(self._impl))
+
+
+_sig_arcsinh_ = _Signatures('arcsinh_', [
+    'arcsinh_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arcsinh_(self, *args, **kwargs):
+    """arcsinh_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arcsinh_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_arcsinh_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_arcsinh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arcsinh_, (self,) + args, kwargs)
+    _op_arcsinh_.call(self._impl)
+    return self
+
+
+_sig_arctan = _Signatures('arctan', [
+    'arctan()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arctan(self, *args, **kwargs):
+    """arctan()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arctan, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_arctan.call(self._impl))
+    else:
+        try:
+            i, a = _sig_arctan.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arctan, (self,) + args, kwargs)
+    return _wrap(_op_arctan.call(self._impl))
+
+
+_sig_arctan_ = _Signatures('arctan_', [
+    'arctan_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arctan_(self, *args, **kwargs):
+    """arctan_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arctan_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_arctan_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_arctan_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arctan_, (self,) + args, kwargs)
+    _op_arctan_.call(self._impl)
+    return self
+
+
+_sig_arctan2 = _Signatures('arctan2', [
+    'arctan2(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arctan2(self, *args, **kwargs):
+    """arctan2(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arctan2, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_arctan2.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_arctan2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arctan2, (self,) + args, kwargs)
+    return _wrap(_op_arctan2.call(self._impl, a[0]))
+
+
+_sig_arctan2_ = _Signatures('arctan2_', [
+    'arctan2_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arctan2_(self, *args, **kwargs):
+    """arctan2_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arctan2_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_arctan2_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_arctan2_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, arctan2_, (self,) + args, kwargs)
+    _op_arctan2_.call(self._impl, a[0])
+    return self
+
+
+_sig_arctanh = _Signatures('arctanh', [
+    'arctanh()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arctanh(self, *args, **kwargs):
+    """arctanh()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arctanh, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_arctanh.call(self._impl))
+    else:
+        try:
+            i, a = _sig_arctanh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arctanh, (self,) + args, kwargs)
+    return _wrap(_op_arctanh.call(self._impl))
+
+
+_sig_arctanh_ = _Signatures('arctanh_', [
+    'arctanh_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def arctanh_(self, *args, **kwargs):
+    """arctanh_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, arctanh_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_arctanh_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_arctanh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, arctanh_, (self,) + args, kwargs)
+    _op_arctanh_.call(self._impl)
+    return self
+
+
+_sig_divide = _Signatures('divide', [
+    'divide(Tensor other)',
+    'divide(Tensor other, *, str? rounding_mode)',
+    'divide(Scalar other)',
+    'divide(Scalar other, *, str? rounding_mode)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def divide(self, *args, **kwargs):
+    """divide(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, divide, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            return _wrap(_op_divide_Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl)))
+    try:
+        i, a = _sig_divide.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, divide, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_divide_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_divide_Tensor_mode.call(self._impl, a[0], a[1]))
+    elif i == 2:
+        return _wrap(_op_divide_Scalar.call(self._impl, a[0]))
+    elif i == 3:
+        return _wrap(_op_divide_Scalar_mode.call(self._impl, a[0], a[1]))
+
+
+_sig_divide_ = _Signatures('divide_', [
+    'divide_(Tensor other)',
+    'divide_(Tensor other, *, str? rounding_mode)',
+    'divide_(Scalar other)',
+    'divide_(Scalar other, *, str? rounding_mode)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def divide_(self, *args, **kwargs):
+    """divide_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, divide_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            _op_divide__Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl))
+            return self
+    try:
+        i, a = _sig_divide_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, divide_, (self,) + args, kwargs)
+    if i == 0:
+        _op_divide__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_divide__Tensor_mode.call(self._impl, a[0], a[1])
+        return self
+    elif i == 2:
+        _op_divide__Scalar.call(self._impl, a[0])
+        return self
+    elif i == 3:
+        _op_divide__Scalar_mode.call(self._impl, a[0], a[1])
+        return self
+
+
+_sig_greater_equal = _Signatures('greater_equal', [
+    'greater_equal(Tensor other)',
+    'greater_equal(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def greater_equal(self, *args, **kwargs):
+    """greater_equal(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, greater_equal, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_greater_equal_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_greater_equal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, greater_equal, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_greater_equal_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_greater_equal_Scalar.call(self._impl, a[0]))
+
+
+_sig_greater_equal_ = _Signatures('greater_equal_', [
+    'greater_equal_(Tensor other)',
+    'greater_equal_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def greater_equal_(self, *args, **kwargs):
+    """greater_equal_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, greater_equal_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_greater_equal__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_greater_equal_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, greater_equal_, (self,) + args, kwargs)
+    if i == 0:
+        _op_greater_equal__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_greater_equal__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_greater = _Signatures('greater', [
+    'greater(Tensor other)',
+    'greater(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def greater(self, *args, **kwargs):
+    """greater(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, greater, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_greater_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_greater.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, greater, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_greater_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_greater_Scalar.call(self._impl, a[0]))
+
+
+_sig_greater_ = _Signatures('greater_', [
+    'greater_(Tensor other)',
+    'greater_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def greater_(self, *args, **kwargs):
+    """greater_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, greater_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_greater__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_greater_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, greater_, (self,) + args, kwargs)
+    if i == 0:
+        _op_greater__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_greater__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_less_equal = _Signatures('less_equal', [
+    'less_equal(Tensor other)',
+    'less_equal(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def less_equal(self, *args, **kwargs):
+    """less_equal(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, less_equal, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_less_equal_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_less_equal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, less_equal, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_less_equal_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_less_equal_Scalar.call(self._impl, a[0]))
+
+
+_sig_less_equal_ = _Signatures('less_equal_', [
+    'less_equal_(Tensor other)',
+    'less_equal_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def less_equal_(self, *args, **kwargs):
+    """less_equal_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, less_equal_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_less_equal__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_less_equal_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, less_equal_, (self,) + args, kwargs)
+    if i == 0:
+        _op_less_equal__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_less_equal__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_less = _Signatures('less', [
+    'less(Tensor other)',
+    'less(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def less(self, *args, **kwargs):
+    """less(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, less, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_less_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_less.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, less, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_less_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_less_Scalar.call(self._impl, a[0]))
+
+
+_sig_less_ = _Signatures('less_', [
+    'less_(Tensor other)',
+    'less_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def less_(self, *args, **kwargs):
+    """less_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, less_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_less__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_less_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, less_, (self,) + args, kwargs)
+    if i == 0:
+        _op_less__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_less__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_not_equal = _Signatures('not_equal', [
+    'not_equal(Tensor other)',
+    'not_equal(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def not_equal(self, *args, **kwargs):
+    """not_equal(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, not_equal, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_not_equal_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_not_equal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, not_equal, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_not_equal_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_not_equal_Scalar.call(self._impl, a[0]))
+
+
+_sig_not_equal_ = _Signatures('not_equal_', [
+    'not_equal_(Tensor other)',
+    'not_equal_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def not_equal_(self, *args, **kwargs):
+    """not_equal_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, not_equal_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_not_equal__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_not_equal_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, not_equal_, (self,) + args, kwargs)
+    if i == 0:
+        _op_not_equal__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_not_equal__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_negative = _Signatures('negative', [
+    'negative()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def negative(self, *args, **kwargs):
+    """negative()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, negative, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_negative.call(self._impl))
+    else:
+        try:
+            i, a = _sig_negative.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, negative, (self,) + args, kwargs)
+    return _wrap(_op_negative.call(self._impl))
+
+
+_sig_negative_ = _Signatures('negative_', [
+    'negative_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def negative_(self, *args, **kwargs):
+    """negative_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, negative_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_negative_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_negative_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, negative_, (self,) + args, kwargs)
+    _op_negative_.call(self._impl)
+    return self
+
+
+_sig_multiply = _Signatures('multiply', [
+    'multiply(Tensor other)',
+    'multiply(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def multiply(self, *args, **kwargs):
+    """multiply(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, multiply, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            return _wrap(_op_multiply_Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl)))
+    try:
+        i, a = _sig_multiply.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, multiply, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_multiply_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_multiply_Scalar.call(self._impl, a[0]))
+
+
+_sig_multiply_ = _Signatures('multiply_', [
+    'multiply_(Tensor other)',
+    'multiply_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def multiply_(self, *args, **kwargs):
+    """multiply_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, multiply_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            _op_multiply__Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl))
+            return self
+    try:
+        i, a = _sig_multiply_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, multiply_, (self,) + args, kwargs)
+    if i == 0:
+        _op_multiply__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_multiply__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_subtract = _Signatures('subtract', [
+    'subtract(Tensor other, *, Scalar alpha=1)',
+    'subtract(Scalar other, Scalar alpha=1)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def subtract(self, *args, **kwargs):
+    """subtract(Tensor other, *, Scalar alpha=1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, subtract, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            return _wrap(_op_subtract_Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl), 1))
+    try:
+        i, a = _sig_subtract.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, subtract, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_subtract_Tensor.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_subtract_Scalar.call(self._impl, a[0], a[1]))
+
+
+_sig_subtract_ = _Signatures('subtract_', [
+    'subtract_(Tensor other, *, Scalar alpha=1)',
+    'subtract_(Scalar other, Scalar alpha=1)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def subtract_(self, *args, **kwargs):
+    """subtract_(Tensor other, *, Scalar alpha=1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, subtract_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            _op_subtract__Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl), 1)
+            return self
+    try:
+        i, a = _sig_subtract_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, subtract_, (self,) + args, kwargs)
+    if i == 0:
+        _op_subtract__Tensor.call(self._impl, a[0], a[1])
+        return self
+    elif i == 1:
+        _op_subtract__Scalar.call(self._impl, a[0], a[1])
+        return self
+
+
+_sig_fix = _Signatures('fix', [
+    'fix()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def fix(self, *args, **kwargs):
+    """fix()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, fix, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_fix.call(self._impl))
+    else:
+        try:
+            i, a = _sig_fix.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fix, (self,) + args, kwargs)
+    return _wrap(_op_fix.call(self._impl))
+
+
+_sig_fix_ = _Signatures('fix_', [
+    'fix_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def fix_(self, *args, **kwargs):
+    """fix_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, fix_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_fix_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_fix_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fix_, (self,) + args, kwargs)
+    _op_fix_.call(self._impl)
+    return self
 
 
 _sig__conj = _Signatures('_conj', [
@@ -5514,6 +6454,27 @@ def logaddexp(self, *args, **kwargs):
     return _wrap(_op_logaddexp.call(self._impl, a[0]))
 
 
+_sig_logaddexp2 = _Signatures('logaddexp2', [
+    'logaddexp2(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logaddexp2(self, *args, **kwargs):
+    """logaddexp2(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logaddexp2, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_logaddexp2.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_logaddexp2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logaddexp2, (self,) + args, kwargs)
+    return _wrap(_op_logaddexp2.call(self._impl, a[0]))
+
+
 _sig_atan2 = _Signatures('atan2', [
     'atan2(Tensor other)',
 ], numbers_as_tensors=False, is_method=True)
@@ -7201,6 +8162,44 @@ def signbit(self, *args, **kwargs):
     return _wrap(_op_signbit.call(self._impl))
 
 
+_sig_isposinf = _Signatures('isposinf', [
+    'isposinf()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def isposinf(self, *args, **kwargs):
+    """isposinf()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, isposinf, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_isposinf.call(self._impl))
+    else:
+        try:
+            i, a = _sig_isposinf.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isposinf, (self,) + args, kwargs)
+    return _wrap(_op_isposinf.call(self._impl))
+
+
+_sig_isneginf = _Signatures('isneginf', [
+    'isneginf()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def isneginf(self, *args, **kwargs):
+    """isneginf()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, isneginf, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_isneginf.call(self._impl))
+    else:
+        try:
+            i, a = _sig_isneginf.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isneginf, (self,) + args, kwargs)
+    return _wrap(_op_isneginf.call(self._impl))
+
+
 _sig_float_power = _Signatures('float_power', [
     'float_power(Tensor exponent)',
     'float_power(Scalar exponent)',
@@ -7906,6 +8905,25 @@ def nanmean(self, *args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, nanmean, (self,) + args, kwargs)
     return _wrap(_op_nanmean.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_sum_to_size = _Signatures('sum_to_size', [
+    'sum_to_size(SymInt[] size)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sum_to_size(self, *args, **kwargs):
+    """sum_to_size(SymInt[] size)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sum_to_size, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_sum_to_size.call(self._impl, args))
+    else:
+        try:
+            i, a = _sig_sum_to_size.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sum_to_size, (self,) + args, kwargs)
+    return _wrap(_op_sum_to_size.call(self._impl, a[0]))
 
 
 _sig_repeat = _Signatures('repeat', [
@@ -10554,7 +11572,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

@@ -34,6 +34,7 @@ from .._core.dispatch_key import MATH_BITS, bit
 from .._core.layout import contiguous_format
 from .._core.user_warning import warn_once
 from .._ops.aten import aten
+from .._ops.decompositions.reduce import sum_to
 from .._tensor.impl import TensorImpl, VersionCounter, empty_strided_impl
 from .._tensor.views import type_string
 from . import graph as _graph
@@ -100,22 +101,6 @@ class GraphRoot(NodeBase):
 def _fmt(xs):
     return "[" + ", ".join(str(x) for x in xs) + "]"
 
-
-def sum_to(grad: TensorImpl, sizes: tuple) -> TensorImpl:
-    """Reduce a broadcast gradient back to ``sizes`` (PyTorch's ``sum_to``)."""
-    if grad.sizes == sizes:
-        return grad
-    if not sizes:  # a 0-dim input: the full sum, a fresh tensor (not a view of a keepdim sum)
-        return aten.sum(grad, None)
-    lead = grad.ndim - len(sizes)
-    dims = list(range(lead))
-    for i, s in enumerate(sizes):
-        if s == 1 and grad.sizes[lead + i] != 1:
-            dims.append(lead + i)
-    out = aten.sum_dim_IntList(grad, dims, True, None) if dims else grad
-    if lead:
-        out = aten.view(out, sizes)
-    return out
 
 
 def _wrong_count(node: NodeBase, grads) -> RuntimeError:

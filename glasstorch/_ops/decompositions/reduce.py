@@ -12,7 +12,7 @@ from ..aten import aten
 
 __all__ = ["var_dim", "var_unbiased", "var_dim_out", "std_dim", "std_unbiased", "std_dim_out", "var_mean_dim",
            "var_mean_unbiased", "std_mean_dim", "std_mean_unbiased", "max_other", "max_other_out", "min_other",
-           "min_other_out", "nanmean", "nanmean_out"]
+           "min_other_out", "nanmean", "nanmean_out", "sum_to", "sum_to_size"]
 
 
 def _correction(unbiased: bool) -> int:
@@ -91,3 +91,36 @@ def nanmean(self, dim, keepdim, dtype):
 def nanmean_out(self, dim, keepdim, dtype, out):
     count = _nan_count(self, dim, keepdim)
     return aten.div__Tensor(aten.nansum_out(self, dim, keepdim, dtype, out), count)
+
+
+# -- sum_to_size (ReduceOps.cpp; autograd's reduction of a broadcast gradient) ------------------------------
+def sum_to(grad, sizes: tuple):
+    """Reduce a broadcast gradient back to ``sizes`` (PyTorch's ``sum_to``)."""
+    if grad.sizes == sizes:
+        return grad
+    if not sizes:  # a 0-dim input: the full sum, a fresh tensor (not a view of a keepdim sum)
+        return aten.sum(grad, None)
+    lead = grad.ndim - len(sizes)
+    dims = list(range(lead))
+    for i, s in enumerate(sizes):
+        if s == 1 and grad.sizes[lead + i] != 1:
+            dims.append(lead + i)
+    out = aten.sum_dim_IntList(grad, dims, True, None) if dims else grad
+    if lead:
+        out = aten.view(out, sizes)
+    return out
+
+
+def _expandable(shape, desired) -> bool:
+    """Whether ``shape`` broadcasts to ``desired`` (PyTorch's is_expandable_to)."""
+    if len(shape) > len(desired):
+        return False
+    return all(s in (1, d) for s, d in zip(reversed(shape), reversed(desired), strict=False))
+
+
+def sum_to_size(self, size):
+    """``self`` summed down to ``size``, a shape it broadcasts from; ``self`` itself when the shapes agree."""
+    size = tuple(size)
+    if not _expandable(size, self.sizes):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(self.sizes)}}}.")
+    return sum_to(self, size)

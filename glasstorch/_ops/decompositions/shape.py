@@ -14,9 +14,11 @@ from ..._core import dtype as _dt
 from ..._core.dispatch_key import bit, tls
 from ..._core.layout import contiguous_format
 from ..._core.shape import wrap_dim
+from ..._core.user_warning import warn_once
 from ..._tensor.impl import empty_impl
 from ..aten import aten
 from ..dispatcher import get_op
+from ..factories import arange_impl, full_impl
 from ..tensor_iterator import resize_out
 from .views import atleast_nd
 
@@ -25,7 +27,7 @@ __all__ = [
     "dstack", "dstack_out", "column_stack", "column_stack_out", "tile", "repeat_interleave_self_Tensor",
     "repeat_interleave_self_int", "fliplr", "flipud", "rot90", "diag", "pad", "pad_enum",
     "pad_circular", "narrow_Tensor", "nonzero_numpy", "tensor_split_tensor_indices_or_sections", "diagflat",
-    "cartesian_prod", "diff", "diff_out",
+    "cartesian_prod", "meshgrid", "meshgrid_indexing", "combinations", "diff", "diff_out",
 ]
 
 _PYTHON_KEY = bit("Python")
@@ -310,18 +312,69 @@ def cartesian_prod(tensors):
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.sizes)}")
     if len(tensors) == 1:
         return tensors[0]
+    grids = aten.meshgrid_indexing(tensors, "ij")
+    return aten.stack([_reshape(g, (-1,)) for g in grids], 1)
+
+
+_MESHGRID_WARNING = "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument."
+
+
+def meshgrid(tensors):
+    """Without ``indexing``: "ij", after PyTorch's once-per-process warning."""
+    warn_once(_MESHGRID_WARNING, key="meshgrid")
+    return meshgrid_indexing(tensors, "ij")
+
+
+def meshgrid_indexing(tensors, indexing):
+    """Coordinate grids: input ``i`` (0-d or 1-d) viewed along dimension ``i`` and expanded to every input's
+    length. "xy" (Cartesian) indexing exchanges the roles of the first two inputs, in the inputs and the grids."""
+    tensors = list(tensors)
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
-    if any(t.dtype != tensors[0].dtype for t in tensors):
-        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
-    if any(t.device != tensors[0].device for t in tensors):
-        raise RuntimeError("meshgrid expects all tensors to have the same device")
-    sizes = [t.sizes[0] for t in tensors]
-    columns = []
-    for i, t in enumerate(tensors):
-        grid = aten.expand(_reshape(t, [-1 if j == i else 1 for j in range(len(tensors))]), sizes, False)
-        columns.append(_reshape(grid, (-1,)))
-    return aten.stack(columns, 1)
+    for a, b in zip(tensors, tensors[1:], strict=False):
+        if a.dtype != b.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+                               f"a tensor of sizes {list(t.sizes)}")
+    sizes = [t.numel() for t in tensors]
+    grids = [aten.expand(aten.view(t, [-1 if j == i else 1 for j in range(len(tensors))]), sizes, False)
+             for i, t in enumerate(tensors)]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return grids
+
+
+def _ordered_mask(n, r, with_replacement, device):
+    """Over the r-dimensional grid of indices into ``n`` elements, True where i < j < k ... (i <= j <= k ...
+    with replacement): the grid points that are combinations."""
+    grids = aten.meshgrid_indexing([arange_impl(0, n, 1, _dt.int64, device)] * r, "ij")
+    mask = full_impl(grids[0].sizes, True, _dt.bool, grids[0].device)
+    compare = aten.le_Tensor if with_replacement else aten.lt_Tensor
+    for a, b in zip(grids, grids[1:], strict=False):
+        mask = aten.mul_Tensor(mask, compare(a, b))
+    return mask
+
+
+def combinations(self, r=2, with_replacement=False):
+    """The length-``r`` combinations of a 1-d tensor's elements, one per row, in ``itertools.combinations``
+    (``combinations_with_replacement``) order: ``r`` copies of the input on a grid, kept where ordered."""
+    if self.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(self.sizes)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return empty_impl((0,), self.dtype, self.device)
+    mask = _ordered_mask(self.numel(), r, with_replacement, self.device)
+    return aten.stack([aten.masked_select(g, mask) for g in aten.meshgrid_indexing([self] * r, "ij")], 1)
 
 
 def _diff_operand(self, dim, prepend, append):

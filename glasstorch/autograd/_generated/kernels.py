@@ -9814,6 +9814,42 @@ def _autograd_logaddexp_out(ks, self, other, out):
 register_autograd('aten::logaddexp.out', _autograd_logaddexp_out)
 
 
+_op_logaddexp2 = _get_op('aten::logaddexp2')
+_fw_logaddexp2 = FwSpec(_op_logaddexp2, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_logaddexp2(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_logaddexp2, _autograd_logaddexp2, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.Logaddexp2Backward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_logaddexp2.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_logaddexp2.redispatch(ks, self, other)
+
+
+register_autograd('aten::logaddexp2', _autograd_logaddexp2)
+
+
+_op_logaddexp2_out = _get_op('aten::logaddexp2.out')
+
+
+def _autograd_logaddexp2_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('logaddexp2', self, other, out)
+    result = _op_logaddexp2_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('logaddexp2', self, other, out)
+    return result
+
+
+register_autograd('aten::logaddexp2.out', _autograd_logaddexp2_out)
+
+
 _op_maximum = _get_op('aten::maximum')
 _fw_maximum = FwSpec(_op_maximum, (0, 1), (False, False), 'functional', None)
 
@@ -10795,6 +10831,56 @@ def _autograd_signbit_out(ks, self, out):
 
 
 register_autograd('aten::signbit.out', _autograd_signbit_out)
+
+
+_op_isposinf = _get_op('aten::isposinf')
+
+
+def _autograd_isposinf(ks, self):
+    return _op_isposinf.redispatch(ks, self)
+
+
+register_autograd('aten::isposinf', _autograd_isposinf)
+
+
+_op_isposinf_out = _get_op('aten::isposinf.out')
+
+
+def _autograd_isposinf_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('isposinf', self, out)
+    result = _op_isposinf_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('isposinf', self, out)
+    return result
+
+
+register_autograd('aten::isposinf.out', _autograd_isposinf_out)
+
+
+_op_isneginf = _get_op('aten::isneginf')
+
+
+def _autograd_isneginf(ks, self):
+    return _op_isneginf.redispatch(ks, self)
+
+
+register_autograd('aten::isneginf', _autograd_isneginf)
+
+
+_op_isneginf_out = _get_op('aten::isneginf.out')
+
+
+def _autograd_isneginf_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('isneginf', self, out)
+    result = _op_isneginf_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('isneginf', self, out)
+    return result
+
+
+register_autograd('aten::isneginf.out', _autograd_isneginf_out)
 
 
 _op_bernoulli = _get_op('aten::bernoulli')

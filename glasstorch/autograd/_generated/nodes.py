@@ -9873,6 +9873,50 @@ class LogaddexpBackward0(NodeBase):
         return self.other_
 
 
+def _Logaddexp2Backward0_0(grad, grads, self, other):
+    return grad / (1 + pow(2, other - self))
+
+
+def _Logaddexp2Backward0_1(grad, grads, self, other):
+    return grad / (1 + pow(2, self - other))
+
+
+class Logaddexp2Backward0(NodeBase):
+    """Backward of ``logaddexp2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:309)."""
+
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'Logaddexp2Backward0')
+        self = _unpack(node, node.self_, 'Logaddexp2Backward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Logaddexp2Backward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_Logaddexp2Backward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'Logaddexp2Backward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'Logaddexp2Backward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
 def _MaximumBackward0_0(grad, grads, self, other):
     return minmax_backward(grad, self, other, True)
 
@@ -9882,7 +9926,7 @@ def _MaximumBackward0_1(grad, grads, self, other):
 
 
 class MaximumBackward0(NodeBase):
-    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:309)."""
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:313)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -9926,7 +9970,7 @@ def _FmaxBackward0_1(grad, grads, self, other):
 
 
 class FmaxBackward0(NodeBase):
-    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:313)."""
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:317)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -9970,7 +10014,7 @@ def _MinimumBackward0_1(grad, grads, self, other):
 
 
 class MinimumBackward0(NodeBase):
-    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:317)."""
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:321)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -10014,7 +10058,7 @@ def _FminBackward0_1(grad, grads, self, other):
 
 
 class FminBackward0(NodeBase):
-    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:321)."""
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:325)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -10058,7 +10102,7 @@ def _ClampBackward0_1(grad, grads, self, min, max):
 
 
 class ClampBackward0(NodeBase):
-    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:326)."""
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:330)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_', 'min_', 'max_')
@@ -10109,7 +10153,7 @@ def _ClampBackward1_0(grad, grads, self, min, max):
 
 
 class ClampBackward1(NodeBase):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:330)."""
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:334)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_',)
@@ -10152,7 +10196,7 @@ def _ClampMinBackward0_0(grad, grads, self, min):
 
 
 class ClampMinBackward0(NodeBase):
-    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:334)."""
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:338)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_',)
@@ -10194,7 +10238,7 @@ def _ClampMinBackward1_1(grad, grads, self, min):
 
 
 class ClampMinBackward1(NodeBase):
-    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:338)."""
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:342)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_', 'min_')
@@ -10234,7 +10278,7 @@ def _ClampMaxBackward0_0(grad, grads, self, max):
 
 
 class ClampMaxBackward0(NodeBase):
-    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:342)."""
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:346)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_',)
@@ -10276,7 +10320,7 @@ def _ClampMaxBackward1_1(grad, grads, self, max):
 
 
 class ClampMaxBackward1(NodeBase):
-    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:346)."""
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:350)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_', 'max_')
@@ -10320,7 +10364,7 @@ def _WhereBackward0_1(grad, grads, condition):
 
 
 class WhereBackward0(NodeBase):
-    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:350)."""
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:354)."""
 
     __slots__ = ('condition_',)
     _tensor_slots = ('condition_',)
@@ -10355,7 +10399,7 @@ def _EqBackward0_0(grad, grads):
 
 
 class EqBackward0(NodeBase):
-    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:359)."""
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:363)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10379,7 +10423,7 @@ def _EqBackward1_1(grad, grads):
 
 
 class EqBackward1(NodeBase):
-    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:362)."""
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:366)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10401,7 +10445,7 @@ def _GeBackward0_0(grad, grads):
 
 
 class GeBackward0(NodeBase):
-    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:366)."""
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:370)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10425,7 +10469,7 @@ def _GeBackward1_1(grad, grads):
 
 
 class GeBackward1(NodeBase):
-    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:369)."""
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:373)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10447,7 +10491,7 @@ def _GtBackward0_0(grad, grads):
 
 
 class GtBackward0(NodeBase):
-    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:373)."""
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:377)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10471,7 +10515,7 @@ def _GtBackward1_1(grad, grads):
 
 
 class GtBackward1(NodeBase):
-    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:376)."""
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:380)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10493,7 +10537,7 @@ def _LeBackward0_0(grad, grads):
 
 
 class LeBackward0(NodeBase):
-    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:380)."""
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:384)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10517,7 +10561,7 @@ def _LeBackward1_1(grad, grads):
 
 
 class LeBackward1(NodeBase):
-    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:383)."""
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:387)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10539,7 +10583,7 @@ def _LtBackward0_0(grad, grads):
 
 
 class LtBackward0(NodeBase):
-    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:387)."""
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:391)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10563,7 +10607,7 @@ def _LtBackward1_1(grad, grads):
 
 
 class LtBackward1(NodeBase):
-    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:390)."""
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:394)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10585,7 +10629,7 @@ def _NeBackward0_0(grad, grads):
 
 
 class NeBackward0(NodeBase):
-    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:394)."""
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:398)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10609,7 +10653,7 @@ def _NeBackward1_1(grad, grads):
 
 
 class NeBackward1(NodeBase):
-    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:397)."""
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:401)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10635,7 +10679,7 @@ def _NextafterBackward0_1(grad, grads, self, other):
 
 
 class NextafterBackward0(NodeBase):
-    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:420)."""
+    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:424)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')

@@ -551,6 +551,9 @@ def _logaddexp(a, b, out, dt):
 
 logaddexp_out = binary(_logaddexp, name="logaddexp", ufunc=False,
                        dispatch=Dispatch("logaddexp_cpu", FLOATING | COMPLEX))
+logaddexp2_out = binary(lambda a, b, out, dt: np.logaddexp2(_in_dtype(a, dt), _in_dtype(b, dt), out=out,
+                                                            dtype=_opmath(dt).np, casting="unsafe"),
+                        name="logaddexp2", ufunc=False, dispatch=Dispatch("logaddexp2_cpu", FLOATING))
 copysign_out = binary(np.copysign, name="copysign", float_op=True, dispatch=Dispatch("copysign_cpu", FLOATING))
 
 
