@@ -37,6 +37,7 @@ EXPECTED_BREAKS = {
     "masked_scatter",           # with grad: the backward selects grad by the mask (masked_select), which AOT
                                 # autograd meets while tracing the joint graph -> a graph break, the call runs eagerly
     "_unique",                  # the output length is the number of distinct values, as unique
+    "combinations",             # masks the index grid with masked_select, as torch's Itertools.cpp
     "stft",                     # with grad: the backward meets a data-dependent operator while AOT traces it
     "istft",                    # checks the window envelope's values (a data-dependent branch), as torch does
 }
