@@ -208,19 +208,20 @@ def threshold_backward_out(grad_output, self, threshold, out=None):
     return it.out
 
 
-def _grad_kernel(out, inputs, kname, fn, dtypes=FLOATING, compute=None):
-    """A structured ``*_backward`` kernel of two tensors: broadcast and promoted as a binary op (``inputs`` in the
-    order PyTorch's iterator takes them: its broadcast errors and output layout follow), ``dtypes`` only (floating
-    by default), ``fn(a, b, ct)`` computed in the opmath type ``ct`` (or ``compute(dtype)``) and rounded once."""
-    it = build((out,), inputs)
+def _grad_kernel(out, inputs, kname, fn, dtypes=FLOATING, compute=None, check_same_dtype=False):
+    """A structured ``*_backward`` kernel of two (or more) tensors: broadcast and promoted as a binary op
+    (``inputs`` in the order PyTorch's iterator takes them: its broadcast errors and output layout follow; with
+    ``check_same_dtype`` all of one dtype, as iterators that check it), ``dtypes`` only (floating by default),
+    ``fn(a, b, ..., ct)`` computed in the opmath type ``ct`` (or ``compute(dtype)``) and rounded once."""
+    it = build((out,), inputs, check_same_dtype=check_same_dtype)
     dt = it.common_dtype
     if dt not in dtypes:
         raise not_implemented(kname, dt)
     if not it.is_meta and it.out.numel():
         ct = (compute or opmath)(dt)
-        a, b = (np.asarray(x).astype(ct, copy=False) for x in it.ins_np)
+        arrays = [np.asarray(x).astype(ct, copy=False) for x in it.ins_np]
         with np.errstate(all="ignore"):
-            np.copyto(it.out_np, fn(a, b, ct), casting="unsafe")
+            np.copyto(it.out_np, fn(*arrays, ct), casting="unsafe")
     return it.out
 
 
@@ -269,17 +270,10 @@ def log_sigmoid_backward_out(grad_output, self, buffer, out=None):
     ``buffer`` (``exp(-|self|)``), in PyTorch's CPU kernel's order of operations; the three broadcast and promote
     together in the order PyTorch's iterator takes them (input, buffer, grad), all of one dtype as its iterator
     checks."""
-    it = build((out,), (self, buffer, grad_output), check_same_dtype=True)
-    dt = it.common_dtype
-    if dt not in FLOATING:
-        raise not_implemented("log_sigmoid_backward_cpu", dt)
-    if not it.is_meta and it.out.numel():
-        ct = opmath(dt)
-        x, z, g = (np.asarray(a).astype(ct, copy=False) for a in it.ins_np)
-        with np.errstate(all="ignore"):
-            q = z / (1 + z)
-            np.copyto(it.out_np, np.where(x < 0, 1 - q, q) * g, casting="unsafe")
-    return it.out
+    def fn(x, z, g, ct):
+        q = z / (1 + z)
+        return np.where(x < 0, 1 - q, q) * g
+    return _grad_kernel(out, (self, buffer, grad_output), "log_sigmoid_backward_cpu", fn, check_same_dtype=True)
 
 
 def hardsigmoid_backward_out(grad_output, self, out=None):
