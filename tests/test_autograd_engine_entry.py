@@ -181,19 +181,24 @@ def test_multithreading_switch_and_weak_tensor_ref():
     assert _threads_and_refs(gt) == _threads_and_refs(torch)
 
 
+def _dirtying_identity(mod):
+    """A custom Function that adds 1 to its input in place, marks it dirty and returns it."""
+    class Func(mod.autograd.Function):
+        @staticmethod
+        def forward(ctx, inp):
+            inp.add_(1)
+            ctx.mark_dirty(inp)
+            return inp
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+    return Func
+
+
 def test_custom_function_dirtying_a_view_of_a_leaf():
     def make(mod):
-        class Func(mod.autograd.Function):
-            @staticmethod
-            def forward(ctx, inp):
-                inp.add_(1)
-                ctx.mark_dirty(inp)
-                return inp
-
-            @staticmethod
-            def backward(ctx, g):
-                return g
-
+        Func = _dirtying_identity(mod)
         a = mod.tensor([1.0, 2.0], requires_grad=True)
         return lambda: Func.apply(a.view_as(a))
     assert_same_error(make(gt), make(torch))
@@ -214,17 +219,7 @@ def test_saved_input_detached_in_place():
 
 def test_custom_function_dirtying_a_multi_output_view_says_so_first():
     def make(mod):
-        class Func(mod.autograd.Function):
-            @staticmethod
-            def forward(ctx, inp):
-                inp.add_(1)
-                ctx.mark_dirty(inp)
-                return inp
-
-            @staticmethod
-            def backward(ctx, g):
-                return g
-
+        Func = _dirtying_identity(mod)
         a = mod.tensor([1.0, 2.0], requires_grad=True)
         b, _ = a.split_with_sizes([1, 1], dim=0)
         return lambda: Func.apply(b)
