@@ -193,6 +193,24 @@ def repro(key: str, mode: str) -> int:
     return 0
 
 
+def run_ops(names: list[str], mode: str) -> int:
+    """Run the cases of the named OpInfos in ``mode`` and print each failure: the quick loop of fixing a few ops."""
+    wanted = set(names)
+    cases = [c for c in driver.cases(mode) if c.op in wanted]
+    unknown = wanted - {c.op for c in cases}
+    if unknown:
+        print(f"no cases for {sorted(unknown)} (not an op_db key, or skipped)", file=sys.stderr)
+    failures = 0
+    for case in cases:
+        try:
+            driver.run_case(case, mode)
+        except compare.Miss as miss:
+            failures += 1
+            print(f"{case.key}: {known.entry(miss)[:300]}")
+    print(f"{len(cases) - failures} of {len(cases)} cases agree")
+    return 1 if failures else 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.conformance.report", description=__doc__.splitlines()[0])
     p.add_argument("--mode", choices=driver.MODES, default="sampled", help="which cases (default: sampled)")
@@ -201,9 +219,13 @@ def main(argv=None) -> int:
     p.add_argument("--readme", action="store_true", help="rewrite README.md's conformance section")
     p.add_argument("--markdown", type=Path, help="write the Markdown report here")
     p.add_argument("--repro", metavar="KEY", help="run one case (op|dtype|check) and print what differs")
+    p.add_argument("--ops", metavar="NAMES", help="run only these OpInfos (comma-separated keys) and list each "
+                   "failing case; no table is read or written")
     a = p.parse_args(argv)
     if a.repro:
         return repro(a.repro, a.mode)
+    if a.ops:
+        return run_ops(a.ops.split(","), a.mode)
     mode, tables = a.mode, known.load()
     if not a.from_table:
         start = time.time()
