@@ -3,7 +3,8 @@
 PyTorch's ``_C`` is its compiled extension; glasstorch has none, and this module holds only what subclass code
 commonly reaches for there: ``_disabled_torch_function_impl`` (the ``__torch_function__`` that keeps a subclass
 out of the protocol, as ``nn.Parameter`` uses it) and the context managers ``DisableTorchFunctionSubclass`` and
-``DisableTorchFunction`` (implemented in ``glasstorch/_binding_support.py``, Note [Torch function state]), and
+``DisableTorchFunction`` (implemented in ``glasstorch/_core/torch_function.py``, Note [Torch function state]),
+``TensorBase`` (the base class of Tensor), and
 autograd's view-replay switch ``_set_view_replay_enabled``/``_is_view_replay_enabled`` and forward grad mode's
 ``_set_fwd_grad_enabled``/``_is_fwd_grad_enabled`` (``autograd/grad_mode.py``;
 the user API is ``torch.autograd._force_original_view_tracking``), and ``_functions``: the node classes
@@ -18,8 +19,13 @@ the user API is ``torch.autograd._force_original_view_tracking``), and ``_functi
 import types
 import weakref
 
-from ._binding_support import DisableTorchFunction, DisableTorchFunctionSubclass, _disabled_torch_function_impl
 from ._core import thread_local_objects as _tls_objects
+from ._core.torch_function import (
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    TensorBase,
+    _disabled_torch_function_impl,
+)
 from ._generated import functions as _functions_bindings
 from ._generated.functions import NN_FUNCTIONS
 from ._ops import cached_tensor_utils as _cached
@@ -47,7 +53,7 @@ from .autograd.view_history import CopySlices
 from .tensor import nn_parse_to
 from .utils._python_dispatch import _RestorePythonTLSSnapshot
 
-__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
+__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "TensorBase", "_disabled_torch_function_impl",
            "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions", "_autograd", "is_grad_enabled",
            "_current_graph_task_id", "_is_multithreading_enabled", "_set_multithreading_enabled", "_WeakTensorRef",
            "_nn", "_set_fwd_grad_enabled", "_is_fwd_grad_enabled", "_RestorePythonTLSSnapshot",

@@ -10,118 +10,28 @@ that same Tensor object.
 
 from __future__ import annotations
 
-import inspect
 import numbers
-import threading
 
 import numpy as np
 
-from ._core import thread_state
+from ._core.torch_function import (  # noqa: F401  (re-exported: the generated bindings use them from here)
+    _TS,
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+    plain_tensor_subclass,
+    tf_subclass_active,
+    torch_function_state,
+)
 from ._ops.factories import numpy_impl
 from .tensor import Tensor, wrap
 
 __all__ = ["_wrap", "_wrap_list", "_wrap_tuple", "_return_type", "_make_rt", "_requires_grad", "return_types",
-           "_TS", "plain_tensor_subclass", "register_disabled_torch_function", "_disabled_torch_function_impl",
+           "_TS", "plain_tensor_subclass", "_disabled_torch_function_impl",
            "operand_ok", "not_a_tensor_error", "_operator_fallback", "torch_function_state", "tf_subclass_active",
            "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
 _wrap = wrap
-
-
-def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
-    """PyTorch's ``torch._C._disabled_torch_function_impl``: as a class's ``__torch_function__`` it switches the
-    protocol off for that class (``nn.Parameter``); called directly it runs ``func`` with Tensor subclasses out of
-    the protocol (Note [Torch function state])."""
-    with DisableTorchFunctionSubclass():
-        return func(*args, **(kwargs or {}))
-
-
-# ``__torch_function__`` values that mean "no override"; a layer defining another such sentinel registers it.
-_NO_OVERRIDE: list = [_disabled_torch_function_impl]
-
-
-def register_disabled_torch_function(impl) -> None:
-    """Declare a ``__torch_function__`` value that disables the protocol (a plain subclass stays fast)."""
-    _NO_OVERRIDE.append(impl)
-
-
-def plain_tensor_subclass(cls) -> bool:
-    """Whether ``cls``'s instances may take a binding's fast path, as exact Tensors do: Tensor itself, or a
-    subclass whose ``__torch_function__`` is the disabled impl (``nn.Parameter``; PyTorch's
-    ``check_has_torch_function``).  Any other subclass, a plain one too, has Tensor's default
-    ``__torch_function__`` (which converts results to the subclass) or its own: it takes the protocol."""
-    if cls is Tensor:
-        return True
-    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
-        return False
-    own = inspect.getattr_static(cls, "__torch_function__", None)
-    if own is None:
-        return True
-    fn = getattr(own, "__func__", own)  # a classmethod/staticmethod wraps the function
-    return any(fn is x or own is x for x in _NO_OVERRIDE)
-
-
-class _TensorSubclasses(dict):
-    """``_TS[cls]``: :func:`plain_tensor_subclass`, computed once per class (the generated fast paths test
-    ``type(x) is Tensor or _TS[type(x)]``, so an exact Tensor never reaches the table).
-
-    A class's answer is cached: assigning ``__torch_function__`` on a class after its instances went
-    through a binding is not seen (PyTorch looks it up per call, but classes do not change in practice).
-    """
-
-    __slots__ = ()
-
-    def __missing__(self, cls):
-        ok = self[cls] = plain_tensor_subclass(cls)
-        return ok
-
-
-_TS = _TensorSubclasses()
-
-
-# Note [Torch function state]
-# PyTorch keeps two thread-local switches: ``DisableTorchFunctionSubclass`` (Tensor subclasses stop taking part in
-# the protocol; Tensor's default ``__torch_function__`` runs the real function under it) and
-# ``DisableTorchFunction`` (every type stops, fx Proxies too).  The bindings look at them only after they met an
-# argument that would take part, so plain Tensors never pay for them.
-class _TorchFunctionState(threading.local):
-    def __init__(self):
-        self.subclass_off = 0  # depth of DisableTorchFunctionSubclass (or DisableTorchFunction) blocks
-        self.all_off = 0       # depth of DisableTorchFunction blocks
-
-
-torch_function_state = thread_state.register(_TorchFunctionState())
-
-
-def tf_subclass_active(cls) -> bool:
-    """Whether an argument of Tensor subclass ``cls`` hands a call to ``__torch_function__`` now."""
-    return not _TS[cls] and not torch_function_state.subclass_off
-
-
-class DisableTorchFunctionSubclass:
-    """``torch._C.DisableTorchFunctionSubclass``: inside, Tensor subclasses run functions as plain Tensors do."""
-
-    def __enter__(self):
-        torch_function_state.subclass_off += 1
-        return self
-
-    def __exit__(self, *exc):
-        torch_function_state.subclass_off -= 1
-        return False
-
-
-class DisableTorchFunction:
-    """``torch._C.DisableTorchFunction``: inside, no argument's ``__torch_function__`` is called at all."""
-
-    def __enter__(self):
-        torch_function_state.subclass_off += 1
-        torch_function_state.all_off += 1
-        return self
-
-    def __exit__(self, *exc):
-        torch_function_state.subclass_off -= 1
-        torch_function_state.all_off -= 1
-        return False
 
 
 _NUMBER = (bool, int, float, complex, np.generic)

@@ -9,7 +9,8 @@ function as for plain Tensors and returns Tensor results as the subclass (``Tens
 ``type(s + 1)`` is the subclass of ``s``; a class may override it.  Only a subclass whose
 ``__torch_function__`` is ``_disabled_torch_function_impl`` (``nn.Parameter``, ``nn.Buffer``, ``FakeTensor``)
 behaves as a plain Tensor.  ``DisableTorchFunctionSubclass`` / ``DisableTorchFunction`` switch the protocol
-off in a block (Note [Torch function state] in ``_binding_support.py``).
+off in a block (Note [Torch function state] in ``_core/torch_function.py``, where the protocol's core lives,
+below autograd and the Tensor class, as PyTorch keeps it in its C layer).
 
 Where the check happens: the generated bindings' fast paths accept exact Tensors, numbers and the disabled
 subclasses only.  Anything else goes to the full parser: its Tensor conversions raise
@@ -31,31 +32,21 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from ._binding_support import (
-    _disabled_torch_function_impl,
-    not_a_tensor_error,
-    tf_subclass_active,
-    torch_function_state,
+from ._binding_support import not_a_tensor_error
+from ._core.torch_function import (
+    dispatch_overloaded,
+    get_overloaded_args,
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
 )
-from .autograd import register_torch_function_protocol
-from .tensor import Tensor
+from .tensor import _DEFAULT_NOWRAP, Tensor
 from .utils._python_dispatch import _RestorePythonTLSSnapshot
 
 __all__ = ["get_default_nowrap_functions", "has_torch_function", "has_torch_function_unary",
            "has_torch_function_variadic", "handle_torch_function",
            "is_tensor_method_or_property", "get_overloaded_args", "enable_reentrant_dispatch"]
-
-
-def _overloaded(x) -> bool:
-    """``x`` takes part in the protocol now: a Tensor subclass with an active ``__torch_function__`` (Tensor's
-    default counts), or another type that defines one; the switches of Note [Torch function state] apply."""
-    cls = type(x)
-    if cls is Tensor or isinstance(x, (int, float, bool, str, type(None))):
-        return False
-    if isinstance(x, Tensor):
-        return tf_subclass_active(cls)
-    impl = getattr(cls, "__torch_function__", None)
-    return impl is not None and impl is not _disabled_torch_function_impl and not torch_function_state.all_off
 
 
 def _candidates(values):
@@ -67,69 +58,9 @@ def _candidates(values):
             yield v
 
 
-def get_overloaded_args(relevant_args) -> list:
-    """The overloaded arguments in the order their ``__torch_function__`` is tried (subclasses first)."""
-    out, types = [], []
-    for arg in relevant_args:
-        if not _overloaded(arg) or type(arg) in types:
-            continue
-        index = len(out)
-        for i, seen in enumerate(out):
-            if issubclass(type(arg), type(seen)):  # a subclass goes before its parent
-                index = i
-                break
-        out.insert(index, arg)
-        types.insert(index, type(arg))
-    return out
-
-
 def get_default_nowrap_functions() -> set:
     """The functions whose results Tensor's default ``__torch_function__`` leaves unconverted (a copy)."""
-    from .tensor import _DEFAULT_NOWRAP
     return set(_DEFAULT_NOWRAP)
-
-
-def has_torch_function(relevant_args) -> bool:
-    """Whether any of ``relevant_args`` overrides glasstorch functions through ``__torch_function__``."""
-    return any(_overloaded(a) for a in relevant_args)
-
-
-def has_torch_function_unary(arg) -> bool:
-    """:func:`has_torch_function` for one argument."""
-    return _overloaded(arg)
-
-
-def has_torch_function_variadic(*args) -> bool:
-    """:func:`has_torch_function` for the positional arguments."""
-    return any(_overloaded(a) for a in args)
-
-
-def _dispatch(public_api, overloaded_args: list, args: tuple, kwargs: dict):
-    """The first result of the overloaded arguments' ``__torch_function__`` that is not NotImplemented."""
-    types = tuple(type(a) for a in overloaded_args)
-    for arg in overloaded_args:
-        result = type(arg).__torch_function__(public_api, types, args, kwargs)
-        if result is not NotImplemented:
-            return result
-    return NotImplemented
-
-
-def handle_torch_function(public_api, relevant_args, *args, **kwargs):
-    """Call ``__torch_function__`` of the overloaded arguments in order until one does not return NotImplemented.
-
-    Raises:
-        TypeError: every implementation returned NotImplemented (PyTorch's message).
-    """
-    overloaded_args = get_overloaded_args(relevant_args)
-    result = _dispatch(public_api, overloaded_args, args, kwargs)
-    if result is NotImplemented:
-        module = str(getattr(public_api, "__module__", None))
-        if module.startswith("glasstorch"):
-            module = "torch" + module[len("glasstorch"):]
-        name = f"{module}.{getattr(public_api, '__name__', public_api)}"
-        raise TypeError(f"no implementation found for '{name}' on types that implement __torch_function__: "
-                        f"{[type(a) for a in overloaded_args]}")
-    return result
 
 
 def is_tensor_method_or_property(func) -> bool:
@@ -169,7 +100,7 @@ def _binding_fallback(exc, func, args, kwargs):
     if not has_torch_function(relevant):
         raise exc
     overloaded_args = get_overloaded_args(relevant)
-    result = _dispatch(func, overloaded_args, args, kwargs or {})
+    result = dispatch_overloaded(func, overloaded_args, args, kwargs or {})
     if result is NotImplemented:
         handlers = "".join(f"  - tensor subclass {type(a)}\n" for a in overloaded_args)
         raise TypeError(f"Multiple dispatch failed for '{_binding_name(func)}'; all __torch_function__ handlers "
@@ -185,5 +116,3 @@ def enable_reentrant_dispatch():
     with _RestorePythonTLSSnapshot():
         yield
 
-
-register_torch_function_protocol(has_torch_function, handle_torch_function)

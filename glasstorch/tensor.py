@@ -22,6 +22,7 @@ import numpy as np
 
 from ._core import dtype as _dt
 from ._core import shape as _shape
+from ._core import torch_function as _tf
 from ._core.device import as_device, device
 from ._core.dispatch_key import MATH_BITS as _MATH_BITS
 from ._core.dispatch_key import bit as _dk_bit
@@ -155,11 +156,8 @@ def _subclass_protocol(fn):
     """A hand-written Tensor method that a ``self`` of a Tensor subclass in the protocol hands to its
     ``__torch_function__`` first, with the method itself as ``func`` (the generated methods do the same inline)."""
     def method(self, *args, **kwargs):
-        if type(self) is not Tensor:
-            from ._binding_support import tf_subclass_active
-            if tf_subclass_active(type(self)):
-                from .overrides import handle_torch_function
-                return handle_torch_function(method, (self,), self, *args, **kwargs)
+        if type(self) is not Tensor and _tf.tf_subclass_active(type(self)):
+            return _tf.handle_torch_function(method, (self,), self, *args, **kwargs)
         return fn(self, *args, **kwargs)
     method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Tensor.{fn.__name__}", fn.__doc__
     method.__wrapped__ = fn
@@ -223,7 +221,7 @@ def _check_batched_matrix(t, what: str) -> bool:
     return True
 
 
-class Tensor:
+class Tensor(_tf.TensorBase):
     """A multi-dimensional array over a Storage (``torch.Tensor``).
 
     Example:
@@ -730,11 +728,9 @@ class Tensor:
         protocol meanwhile) and return its Tensor results as ``cls`` (through :meth:`as_subclass`, so a plain
         subclass survives ``x + 1``, ``x.sum()``, ``x[0]``); NotImplemented when an overloaded argument's type
         is not ``cls`` or one of its bases (a more derived class gets its turn)."""
-        from ._binding_support import DisableTorchFunctionSubclass
-
         if not all(issubclass(cls, t) for t in types):
             return NotImplemented
-        with DisableTorchFunctionSubclass():
+        with _tf.DisableTorchFunctionSubclass():
             ret = func(*args, **(kwargs or {}))
             if func in _DEFAULT_NOWRAP:
                 return ret
@@ -1224,16 +1220,16 @@ class Tensor:
         """``x[idx]``: basic items are views (select/slice/unsqueeze), index tensors go to ``aten::index``."""
         if type(self) is not Tensor:
             relevant = _indexing_operands(self, idx)
-            if _has_tf(relevant):
-                return _tf_handle(Tensor.__getitem__, relevant, self, idx)
+            if _tf.has_torch_function(relevant):
+                return _tf.handle_torch_function(Tensor.__getitem__, relevant, self, idx)
         return _indexing.getitem(self, idx)
 
     def __setitem__(self, idx, value):
         """``x[idx] = value``: ``copy_`` into the view, or ``aten::index_put_`` for index tensors."""
         if type(self) is not Tensor or type(value) not in _PLAIN_VALUES:
             relevant = _indexing_operands(self, idx, value)
-            if _has_tf(relevant):
-                _tf_handle(Tensor.__setitem__, relevant, self, idx, value)
+            if _tf.has_torch_function(relevant):
+                _tf.handle_torch_function(Tensor.__setitem__, relevant, self, idx, value)
                 return
         _indexing.setitem(self, idx, value)
 
@@ -1250,15 +1246,6 @@ def _indexing_operands(*args) -> tuple:
     idx = args[1]
     return args + (tuple(idx) if isinstance(idx, (tuple, list)) else ())
 
-
-def _has_tf(relevant) -> bool:
-    from .overrides import has_torch_function
-    return has_torch_function(relevant)
-
-
-def _tf_handle(func, relevant, *args):
-    from .overrides import handle_torch_function
-    return handle_torch_function(func, relevant, *args)
 
 
 def _convert_to_subclass(ret, cls):

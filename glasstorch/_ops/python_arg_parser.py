@@ -42,6 +42,7 @@ from .._core import dtype as _dt
 from .._core import layout as _layout
 from .._core.device import as_device, device
 from .._core.shape import Size
+from .._core.torch_function import tf_subclass_active
 from .._device.generator import Generator
 from .._tensor.impl import TensorImpl, from_numpy_impl
 from .._tensor.storage import UntypedStorage
@@ -141,14 +142,10 @@ class TorchFunctionOverload(TypeError):
 
 def _impl_of(v):
     """A Tensor argument's impl, once its type passed the protocol check (exact Tensors pass at once)."""
-    if type(v) is not _Tensor and _tf_subclass_active(type(v)):
+    if type(v) is not _Tensor and tf_subclass_active(type(v)):
         raise TorchFunctionOverload(type(v).__name__)
     return v._impl
 
-
-def _tf_subclass_active(cls) -> bool:
-    from .._binding_support import tf_subclass_active  # the bindings' layer sits above the parser
-    return tf_subclass_active(cls)
 
 
 def _tensor(v):

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import glasstorch as torch  # noqa: F401  (as PyTorch's torch.autograd imports torch: torch.autograd.torch)
 
+from .._core.torch_function import handle_torch_function, has_torch_function
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
 from .._ops.aten import aten
 from .._ops.factories import full_impl
@@ -157,20 +158,9 @@ def _check_roots(outputs):
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
-# Note [The __torch_function__ protocol in autograd]: the protocol lives above this layer (glasstorch/overrides.py);
-# it registers its two entry points here, so that backward() and grad() hand a call with a tensor subclass that
-# overrides __torch_function__ to that subclass, as PyTorch's do.
-_torch_function_protocol: dict = {}
-
-
-def register_torch_function_protocol(has_torch_function, handle_torch_function) -> None:
-    """Called once by ``glasstorch/overrides.py`` (Note [The __torch_function__ protocol in autograd])."""
-    _torch_function_protocol.update(has=has_torch_function, handle=handle_torch_function)
-
-
 def _overridden(args) -> bool:
-    has = _torch_function_protocol.get("has")
-    return has is not None and has(args)
+    """A tensor subclass (or another type) among ``args`` takes the call through ``__torch_function__``."""
+    return has_torch_function(args)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
@@ -186,9 +176,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     overridable = [t for t in (*outputs, *(input_list or ())) if not isinstance(t, GradientEdge)]
     if _overridden(overridable):  # a tensor subclass may take the call (PyTorch's backward checks, as grad does)
-        return _torch_function_protocol["handle"](backward, overridable, tuple(outputs), grad_tensors=grad_tensors,
-                                                  retain_graph=retain_graph, create_graph=create_graph,
-                                                  inputs=None if input_list is None else tuple(input_list))
+        return handle_torch_function(backward, overridable, tuple(outputs), grad_tensors=grad_tensors,
+                                     retain_graph=retain_graph, create_graph=create_graph,
+                                     inputs=None if input_list is None else tuple(input_list))
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, grads_in)
@@ -238,7 +228,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError(f"grad_outputs contains {len(g_outs)} tensors but outputs contains {len(outs)}")
     overridable = [t for t in (*outs, *ins) if not isinstance(t, GradientEdge)]
     if _overridden(overridable):
-        result = _torch_function_protocol["handle"](
+        result = handle_torch_function(
             grad, overridable, tuple(outs), tuple(ins), grad_outputs=grad_outputs, retain_graph=retain_graph,
             create_graph=create_graph, only_inputs=only_inputs, allow_unused=allow_unused,
             is_grads_batched=is_grads_batched, materialize_grads=materialize_grads)
