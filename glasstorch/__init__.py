@@ -65,7 +65,7 @@ from . import library  # noqa: E402,F401
 from ._ops_namespace import ops  # noqa: E402,F401
 from .utils import _python_dispatch  # noqa: E402,F401
 from . import _vmap_internals  # noqa: E402,F401
-_operators.install(sys.modules[__name__])
+_operators.install()
 # Compatibility surface and user APIs of the serialization / data / device-module issue.
 from . import (  # noqa: E402,F401
     _C, _VF, backends, cuda, distributed, multiprocessing, serialization, sparse, storage, utils, version, xpu,

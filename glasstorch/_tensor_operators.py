@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._binding_support import _operator_fallback
 from ._binding_support import operand_ok as _ok
+from ._generated import functions as _F
 from ._generated import methods as _methods
 from .tensor import Tensor
 
@@ -61,10 +62,11 @@ def _typeerror_is_notimplemented(fn, *args):
 
 
 def _functional(fname: str, swap: bool):
+    fn = getattr(_F, fname)  # the generated function (glasstorch.pow ...)
+
     def op(self, other):
         if not _ok(other):
             return NotImplemented
-        fn = getattr(_F, fname)
         return _typeerror_is_notimplemented(fn, *((other, self) if swap else (self, other)))
     op.__name__ = fname
     return op
@@ -105,13 +107,8 @@ def _invert(self):
     return self.bitwise_not()
 
 
-_F = None  # glasstorch's function namespace, bound by install()
-
-
-def install(functions) -> None:
-    """Attach the operators to Tensor; ``functions`` is the ``glasstorch`` namespace of generated functions."""
-    global _F
-    _F = functions
+def install() -> None:
+    """Attach the operators to Tensor (after the generated methods, which ``_forward`` resolves)."""
     table = {
         "__add__": _forward("add"), "__radd__": _forward("add"), "__iadd__": _inplace("add_"),
         "__sub__": _forward("sub"), "__rsub__": _rsub, "__isub__": _inplace("sub_"),
