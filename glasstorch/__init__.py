@@ -37,6 +37,7 @@ from ._binding_support import return_types  # noqa: F401
 from ._ops.dispatcher import show_dispatch_trace  # noqa: F401
 
 newaxis = None  # numpy's name for None in an index, as torch.newaxis
+from ._core.device import get_default_device, set_default_device  # noqa: E402,F401
 
 _methods.install(Tensor)
 from . import autograd  # noqa: E402

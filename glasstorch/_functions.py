@@ -21,7 +21,7 @@ import numpy as np
 
 from ._core import dtype as _dt
 from ._core import shape as _shape
-from ._core.device import as_device
+from ._core.device import as_device, factory_device
 from ._core.dispatch_key import bit as _dk_bit
 from ._core.dispatch_key import tls as _dk_tls
 from ._device.generator import Generator, default_generator
@@ -73,7 +73,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-    return _new(_fac.tensor_impl(data, dtype_arg("tensor", dtype), as_device(device)), requires_grad)
+    return _new(_fac.tensor_impl(data, dtype_arg("tensor", dtype), factory_device(device)), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -83,7 +83,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         if dtype is None and device is None:
             return data
         return data.to(dtype=dtype, device=device)
-    if isinstance(data, np.ndarray) and (device is None or as_device(device).type == "cpu"):
+    if isinstance(data, np.ndarray) and factory_device(device).type == "cpu":
         out = from_numpy(data)
         return out if dtype is None or dtype is out.dtype else out.to(dtype)
     return tensor(data, dtype=dtype, device=device)
@@ -200,7 +200,7 @@ def _filled(fname, value, size, out, dtype, device, requires_grad):
         return _into_out(out, sizes, dtype, device, requires_grad,
                          (lambda t: t) if value is None else (lambda t: t.fill_(value)))
     dtype = _dt.get_default_dtype() if dtype is None else dtype
-    device = as_device(device)
+    device = factory_device(device)
     if value is None:
         return _new(_fac.empty_impl(sizes, dtype, device), requires_grad)
     return _new(_fac.full_impl(sizes, value, dtype, device), requires_grad)
@@ -236,7 +236,7 @@ def empty(*args, **kwargs) -> Tensor:
     if out is not None:
         raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
     sizes = tuple(size)
-    impl = _fac.empty_impl(sizes, _dtype_or_default(dtype), as_device(device))
+    impl = _fac.empty_impl(sizes, _dtype_or_default(dtype), factory_device(device))
     impl.set_geometry(sizes, _shape.memory_format_strides(sizes, memory_format), 0)
     return _new(impl, requires_grad)
 
@@ -249,7 +249,7 @@ def full(*args, **kwargs) -> Tensor:
         return _into_out(out, sizes, dtype, device, requires_grad, lambda t: t.fill_(fill_value))
     if dtype is None:
         dtype = _dt.scalar_dtype(fill_value)
-    return _new(_fac.full_impl(sizes, fill_value, dtype, as_device(device)), requires_grad)
+    return _new(_fac.full_impl(sizes, fill_value, dtype, factory_device(device)), requires_grad)
 
 
 def _number_arg(fname, value, pos, argname="fill_value"):
@@ -270,7 +270,7 @@ def _number_arg(fname, value, pos, argname="fill_value"):
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     dtype = _dtype_or_default(dtype_arg("empty_strided", dtype))
-    return _new(empty_strided_impl(tuple(size), tuple(stride), dtype, as_device(device)),
+    return _new(empty_strided_impl(tuple(size), tuple(stride), dtype, factory_device(device)),
                 requires_grad)
 
 
@@ -330,7 +330,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         is_int = all(isinstance(v, (builtins.int, np.integer)) for v in vals)
         dtype = _dt.int64 if is_int else _dt.get_default_dtype()
-    return _new(_fac.arange_impl(*vals, dtype, as_device(device)), requires_grad)
+    return _new(_fac.arange_impl(*vals, dtype, factory_device(device)), requires_grad)
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:  # noqa: A001
@@ -344,7 +344,7 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     if dtype is _dt.bool or dtype.is_complex:
         raise _fac.not_implemented("range_cpu", dtype)
     n = builtins.int(math.floor((end - start) / step)) + 1
-    out = _fac.empty_impl((max(n, 0),), dtype, as_device(device))
+    out = _fac.empty_impl((max(n, 0),), dtype, factory_device(device))
     if out.storage._data is not None:
         np.copyto(out.as_numpy(), start + step * np.arange(max(n, 0), dtype=np.float64), casting="unsafe")
     return _new(out, requires_grad)
@@ -379,7 +379,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     if dtype is None:
         dtype = _dt.get_default_complex_dtype() if isinstance(start, complex) or isinstance(end, complex) else \
             _dt.get_default_dtype()
-    return _new(_fac.linspace_impl(start, end, steps, dtype, as_device(device)), requires_grad)
+    return _new(_fac.linspace_impl(start, end, steps, dtype, factory_device(device)), requires_grad)
 
 
 @_dtype_checked
@@ -390,7 +390,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     if dtype is None:
         dtype = _dt.get_default_complex_dtype() if isinstance(start, complex) or isinstance(end, complex) else \
             _dt.get_default_dtype()
-    return _new(_fac.logspace_impl(start, end, steps, float(base), dtype, as_device(device)), requires_grad)
+    return _new(_fac.logspace_impl(start, end, steps, float(base), dtype, factory_device(device)), requires_grad)
 
 
 def _int_arg(fname, value, name, pos):
@@ -406,7 +406,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, **_) -> Tens
     """The ``n x m`` identity matrix."""
     n = _int_arg("eye", n, "n", 1)
     m = n if m is None else _int_arg("eye", m, "m", 2)
-    return _new(_fac.eye_impl(n, m, _dtype_or_default(dtype), as_device(device)), requires_grad)
+    return _new(_fac.eye_impl(n, m, _dtype_or_default(dtype), factory_device(device)), requires_grad)
 
 
 # -- random ----------------------------------------------------------------------------------------------
@@ -429,7 +429,7 @@ def _random_factory(fname, kernel, params, sizes, generator, out, dtype, device,
     if out is not None:
         return _into_out(out, tuple(sizes), dtype, device, requires_grad, lambda t: kernel(t._impl, *params, generator))
     dtype = dtype or dtype_default or _dt.get_default_dtype()
-    res = _fac.empty_impl(tuple(sizes), dtype, as_device(device))
+    res = _fac.empty_impl(tuple(sizes), dtype, factory_device(device))
     if _dk_tls.included & _PYTHON_KEY:
         # under a dispatch mode (tracing, fake tensors) sampling must be an operator call the mode records, or a
         # traced graph would replay one fixed sample: empty (lifted) + the in-place sampler, as PyTorch decomposes
@@ -494,7 +494,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
         raise _fac.not_implemented("randperm", dtype)
     if n > 0:
         _fac.check_fits(n - 1, dtype)  # every value 0 .. n-1 must be representable
-    out = _fac.empty_impl((n,), dtype, as_device(device))
+    out = _fac.empty_impl((n,), dtype, factory_device(device))
     perm = _rand.randperm(n, _gen(generator, "randperm"))
     if out.storage._data is not None:
         np.copyto(out.as_numpy(), perm, casting="unsafe")

@@ -3,13 +3,24 @@
 Parsing follows PyTorch: ``device('cuda:1')``, ``device('cuda', 1)``, ``device(type='cpu')``, an int means
 the current accelerator with that index.  Invariant: ``device('cpu') == device('cpu')`` and devices
 are hashable; ``str`` gives ``'cuda:1'``, ``repr`` gives ``device(type='cuda', index=1)``.
+
+Note [The default device]: the device a factory (``zeros``, ``tensor``, ``arange``, ``rand`` ...) uses when the
+call names none.  PyTorch keeps it as a ``DeviceContext`` torch-function mode (``torch/utils/_device.py``): ``with
+torch.device('meta'):`` pushes one for the block, ``torch.set_default_device`` installs one for the thread, and
+the mode fills in ``device=`` for the factory functions it lists.  Here the same state is a thread-local stack
+read by :func:`factory_device`, which every factory entry point calls on its ``device`` argument (the hand-written
+factories and the BackendSelect kernel of the generated ones).  ``*_like`` functions, ``from_numpy`` and tensor
+methods keep their input's device, as in PyTorch.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 
-__all__ = ["device", "DEVICE_TYPES"]
+from . import thread_state
+
+__all__ = ["device", "DEVICE_TYPES", "factory_device", "get_default_device", "set_default_device"]
 
 # Types a device string may name. "emu" is the emulated accelerator (PrivateUse1, renamed).
 # c10's parse_type table, in its order (the error lists it), plus "emu": our PrivateUse1 backend's registered name,
@@ -85,10 +96,12 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
-    def __enter__(self):  # torch.device works as a default-device context manager; here: a no-op scope
+    def __enter__(self):  # the default device of factories inside the block (Note [The default device])
+        _default.stack.append(self)
         return self
 
     def __exit__(self, *exc):
+        _default.stack.pop()
         return False
 
 
@@ -98,6 +111,36 @@ def _tname(x):
 
 CPU = device("cpu")
 META = device("meta")
+
+
+class _DefaultDevice(threading.local):
+    def __init__(self):
+        self.stack = []       # the devices of the enclosing ``with device(...)`` blocks, innermost last
+        self.default = None   # set_default_device's device, or None (cpu)
+
+
+_default = thread_state.register(_DefaultDevice())
+
+
+def get_default_device() -> device:
+    """``torch.get_default_device``: the device factories use now (Note [The default device])."""
+    d = _default.stack[-1] if _default.stack else _default.default
+    return CPU if d is None else d
+
+
+def set_default_device(d) -> None:
+    """``torch.set_default_device``: the device factories use on this thread when a call names none (``None``:
+    back to cpu).  Enclosing ``with torch.device(...)`` blocks still take precedence."""
+    _default.default = None if d is None else as_device(d)
+
+
+def factory_device(d) -> device:
+    """A factory's ``device`` argument: the named device, else the default one (Note [The default device])."""
+    if d is not None:
+        return as_device(d)
+    if _default.stack:
+        return _default.stack[-1]
+    return CPU if _default.default is None else _default.default
 
 
 def as_device(d) -> device:

@@ -10,7 +10,7 @@ how to make the view again: ``_ops/view_funcs.py``) and choose keys.
 
 from __future__ import annotations
 
-from .._core.device import CPU
+from .._core.device import CPU, factory_device
 from .._core.dispatch_key import AUTOGRAD_SET, BACKEND_FOR_DEVICE, bit, tls
 from .._core.grad_state import state as _grad_state
 from .._tensor.impl import AutogradMeta, CreationMeta, TensorImpl
@@ -215,12 +215,23 @@ def view_kernel(op):
 _BACKEND_BITS = {t: bit(k) for t, k in BACKEND_FOR_DEVICE.items()}
 
 
+# The generated factories that take the default device when the call names none: those of PyTorch's
+# ``torch.utils._device._device_constructors`` (Note [The default device] in _core/device.py).
+_DEFAULT_DEVICE_FACTORIES = frozenset((
+    "scalar_tensor", "tril_indices", "triu_indices", "fft_fftfreq", "fft_rfftfreq", "hann_window", "hamming_window",
+    "bartlett_window", "blackman_window", "kaiser_window", "empty_permuted", "empty_quantized"))
+
+
 def backend_select_kernel(op, device_index: int):
     """For factories (no tensor arguments): add the backend key of the ``device`` argument, redispatch."""
+    takes_default = op.name.removeprefix("aten::").split(".")[0] in _DEFAULT_DEVICE_FACTORIES
 
     def kernel(ks, *args):
         dev = args[device_index] if device_index < len(args) else None
-        dev_type = CPU.type if dev is None else dev.type
-        return op.redispatch(ks | _BACKEND_BITS.get(dev_type, _BACKEND_BITS["cpu"]), *args)
+        if dev is None:
+            dev = factory_device(None) if takes_default else CPU
+            if dev is not CPU and device_index < len(args):
+                args = (*args[:device_index], dev, *args[device_index + 1:])
+        return op.redispatch(ks | _BACKEND_BITS.get(dev.type, _BACKEND_BITS["cpu"]), *args)
     kernel.__qualname__ = f"BackendSelect::{op.name}"
     return kernel
