@@ -69,7 +69,8 @@ from . import _vmap_internals  # noqa: E402,F401
 _operators.install()
 # Compatibility surface and user APIs of the serialization / data / device-module issue.
 from . import (  # noqa: E402,F401
-    _C, _VF, backends, cuda, distributed, multiprocessing, serialization, sparse, storage, utils, version, xpu,
+    _C, _VF, backends, cuda, distributed, multiprocessing, serialization, sparse, storage, testing, utils, version,
+    xpu,
 )
 from .backends import (  # noqa: E402,F401
     are_deterministic_algorithms_enabled,
