@@ -43,7 +43,8 @@ def _run(prefix, cwd, **env):
 def _numbers(stdout: str) -> list[tuple[str, float]]:
     out = []
     for line in stdout.splitlines():
-        out += [(f"{line.split(':')[0]} {name}", float(v)) for name, v in _NUMBER.findall(line)]
+        label = line.split(":")[0] + " " if ":" in line else ""  # "step 0: loss ..."; a line without one has none
+        out += [(f"{label}{name}", float(v)) for name, v in _NUMBER.findall(line)]
     return out
 
 

@@ -32,45 +32,12 @@ from ...nn.modules.module import Module
 from ...nn.parameter import Parameter
 from ...tensor import Tensor
 from ...utils._python_dispatch import TorchDispatchMode
+from ...utils._pytree import tree_flatten, tree_unflatten
 from ..graph import Graph
 from ..graph_module import GraphModule
 from ..passes.shape_prop import _extract_tensor_metadata
 
 __all__ = ["make_fx", "ProxyTorchDispatchMode", "tree_flatten", "tree_unflatten"]
-
-
-# -- a small pytree (lists, tuples, dicts; everything else is a leaf) -----------------------------------------
-def tree_flatten(tree) -> tuple:
-    """Leaves of ``tree`` in order, and a spec :func:`tree_unflatten` rebuilds the structure from."""
-    leaves: list = []
-    return leaves, _flatten(tree, leaves)
-
-
-def _flatten(tree, leaves):
-    if isinstance(tree, (list, tuple)):
-        return (type(tree), [_flatten(x, leaves) for x in tree])
-    if isinstance(tree, dict):
-        return (dict, [(k, _flatten(v, leaves)) for k, v in tree.items()])
-    leaves.append(tree)
-    return None
-
-
-def tree_unflatten(leaves, spec):
-    """The structure of ``spec`` with ``leaves`` in place of its leaves (the inverse of :func:`tree_flatten`)."""
-    it = iter(leaves)
-    return _unflatten(spec, it)
-
-
-def _unflatten(spec, it):
-    if spec is None:
-        return next(it)
-    kind, children = spec
-    if kind is dict:
-        return {k: _unflatten(c, it) for k, c in children}
-    items = [_unflatten(c, it) for c in children]
-    if hasattr(kind, "_fields"):  # namedtuples and return types (``max`` -> values, indices)
-        return kind(*items)
-    return kind(items)
 
 
 def _plain(tree):
