@@ -1,0 +1,1 @@
+"""``glasstorch.testing`` — PyTorch's ``torch.testing`` (its public helpers arrive with issue 22)."""
