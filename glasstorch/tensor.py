@@ -852,6 +852,10 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if impl.dtype is _dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if impl.key_set & _ZERO_TENSOR_BIT:  # Note [ZeroTensor]: its zeros are real here, but PyTorch's are not
+            if not force:
+                raise RuntimeError(" Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array.")
+            return impl.as_numpy().copy()
         if force and impl.key_set & _MATH_BITS:  # PyTorch's force: detach().cpu().resolve_conj().resolve_neg()
             return self.detach().resolve_conj().resolve_neg().numpy()
         if impl.is_conj():  # the stored values are not the tensor's (Note [Math bits])
@@ -1465,12 +1469,15 @@ def _rebuild_wrapper_subclass(cls, dtype, size, stride, storage_offset, layout, 
 
 
 _MATH_BIT_NAMES = (("conj", _dk_bit("Conjugate")), ("neg", _dk_bit("Negative")))
+_ZERO_TENSOR_BIT = _dk_bit("ZeroTensor")
 
 
 def get_tensor_metadata(tensor: Tensor) -> dict:
     """The lazy bits a checkpoint records beside a tensor's storage (``torch._C._get_tensor_metadata``):
     ``{'conj': True}`` and/or ``{'neg': True}``, empty when neither is set (Note [Math bits])."""
     ks = tensor._impl.key_set
+    if ks & _ZERO_TENSOR_BIT:  # PyTorch's getTensorMetadata check (Note [ZeroTensor])
+        raise RuntimeError("ZeroTensor is not serializable, please file an issue if required.")
     return {name: True for name, b in _MATH_BIT_NAMES if ks & b}
 
 

@@ -413,7 +413,13 @@ def _requested_device(func, args, kwargs):
             if dev is not None:
                 args[i] = _META
         if dev is None:
-            return None if _has_tensor(args) else as_device("cpu")
+            if _has_tensor(args):
+                return None
+            if a.kwarg_only or i >= len(args):  # a factory on the default device: its data is not made either
+                kwargs["device"] = _META
+            else:
+                args[i] = _META
+            return as_device("cpu")
         return _with_index(as_device(dev))
     return None
 
