@@ -200,3 +200,20 @@ def test_pickle_and_deepcopy_keep_type_values_and_state():
 
     g, t = both(run)
     assert g == t
+
+
+def test_fake_conversion_fakes_the_inner_tensors_and_skip_data_materializes_them():
+    def run(m):
+        mode, converter = m._subclasses.fake_tensor.FakeTensorMode(), m._subclasses.fake_tensor.FakeTensorConverter()
+        fake = converter.from_real_tensor(mode, _two(m, m.randn(2), m.randn(2)))
+        facts = (type(fake).__name__, type(fake.a).__name__, type(fake.b).__name__, tuple(fake.shape))
+        f = io.BytesIO()
+        with m.serialization.skip_data(materialize_fake_tensors=True):
+            m.save({"tt": fake}, f)
+        f.seek(0)
+        with m.serialization.safe_globals([TWO[m]]):
+            out = m.load(f, weights_only=True)["tt"]
+        return facts, type(out).__name__, type(out.a).__name__, tuple(out.a.shape)
+
+    g, t = both(run)
+    assert g == t
