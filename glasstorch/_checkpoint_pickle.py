@@ -24,6 +24,7 @@ import inspect
 import pickle
 import sys
 import threading
+import types
 import warnings
 from collections import OrderedDict
 
@@ -36,7 +37,7 @@ from ._core.layout import layout, memory_format, sparse_bsr, sparse_coo, sparse_
 from ._core.shape import Size
 from ._tensor.impl import TensorImpl
 from ._tensor.storage import UntypedStorage
-from .tensor import Tensor, wrap
+from .tensor import Tensor, _is_wrapper_subclass, wrap, wrapper_subclass_args
 
 __all__ = ["CheckpointPickler", "StorageTable", "make_unpickler", "storage_dtype", "serialization_tls", "name"]
 
@@ -169,6 +170,23 @@ class CheckpointPickler(pickle._Pickler):
             return (name("torch.serialization", "_get_layout"), (repr(obj),))
         return NotImplemented
 
+    def save_global(self, obj, name=None):
+        """A class or function of glasstorch's is written under PyTorch's module name (:func:`torch_module_name`):
+        the file then names what PyTorch's would (``torch.testing._internal.two_tensor.TwoTensor``), PyTorch loads
+        it as its own class, and glasstorch maps the name back when loading."""
+        qualname = name or getattr(obj, "__qualname__", None) or obj.__name__
+        module = getattr(obj, "__module__", None) or ""
+        torch_module = _wo.torch_module_name(module)
+        if torch_module == module or "." in qualname or getattr(sys.modules.get(module), qualname, None) is not obj:
+            return super().save_global(obj, name)
+        if self.proto >= 4:
+            self.save(torch_module)
+            self.save(qualname)
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + f"{torch_module}\n{qualname}\n".encode())
+        self.memoize(obj)
+
     def _save_global_name(self, obj: _GlobalName):
         self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
         self.memoize(obj)
@@ -177,6 +195,7 @@ class CheckpointPickler(pickle._Pickler):
         self.write(pickle.GLOBAL + f"torch\n{repr(obj).removeprefix('torch.')}\n".encode())
         self.memoize(obj)
 
+    dispatch[types.FunctionType] = save_global  # pickle's table holds its own save_global for functions
     dispatch[_GlobalName] = _save_global_name
     dispatch[_dt.dtype] = _save_torch_attr
     dispatch[memory_format] = _save_torch_attr
@@ -246,6 +265,10 @@ def _reduce_tensor(t: Tensor):
             return (func, args)
         cls = name("torch", "Tensor") if type(t) is Tensor else type(t)
         return (name("torch._tensor", "_rebuild_from_type_v2"), (func, cls, args, state))
+    if _is_wrapper_subclass(t):  # its data is its Python state (TwoTensor's a and b), saved as ordinary tensors
+        return (name("torch._tensor", "_rebuild_from_type_v2"),
+                (name("torch._utils", "_rebuild_wrapper_subclass"), type(t), wrapper_subclass_args(t),
+                 _utils._get_obj_state(t)))
     func, args = _reduce_plain(t, impl, fake)
     metadata = _utils.get_tensor_metadata(t) if impl.device.type != "meta" else None
     if metadata:  # the conjugate/negative bits (PyTorch appends them only when set)

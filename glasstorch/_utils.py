@@ -32,6 +32,7 @@ from .tensor import (  # noqa: F401  (the pickling half of the tensor layer, re-
     _get_obj_state,
     _rebuild_from_type_v2,
     _rebuild_pickled_tensor,
+    _rebuild_wrapper_subclass,
     _set_obj_state,
     _tensor_over,
     get_tensor_metadata,

@@ -34,7 +34,7 @@ from ._tensor.storage import UntypedStorage
 from .tensor import LEGACY_TYPES, Tensor
 
 __all__ = ["Unpickler", "load", "allowed_globals", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "safe_globals", "globals_in_pickle", "UNSUPPORTED_TORCH_DTYPES"]
+           "safe_globals", "globals_in_pickle", "torch_module_name", "UNSUPPORTED_TORCH_DTYPES"]
 
 UnpicklingError = pickle.UnpicklingError
 
@@ -95,13 +95,25 @@ def _user_allowed() -> dict:
             out[g[1]] = g[0]
         else:
             out[f"{g.__module__}.{g.__qualname__}"] = g
+            if g.__module__:  # a glasstorch class also under PyTorch's module, the name glasstorch's files use
+                out[f"{torch_module_name(g.__module__)}.{g.__qualname__}"] = g
     return out
+
+
+def torch_module_name(module: str) -> str:
+    """The module a checkpoint names for something of glasstorch's module ``module``: PyTorch's counterpart
+    (``glasstorch.testing._internal.two_tensor`` -> ``torch.testing._internal.two_tensor``), so that files name
+    what PyTorch's would and load in either library; any other module is itself."""
+    if module == "glasstorch" or module.startswith("glasstorch."):
+        return "torch" + module[len("glasstorch"):]
+    return module
 
 
 # -- the default allowlist, under the names PyTorch's pickles use -------------------------------------------
 _REBUILD_FUNCTIONS = ("_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_parameter",
                       "_rebuild_parameter_with_state", "_rebuild_meta_tensor_no_storage", "_rebuild_sparse_tensor",
-                      "_rebuild_device_tensor_from_numpy", "_rebuild_device_tensor_from_cpu_tensor")
+                      "_rebuild_device_tensor_from_numpy", "_rebuild_device_tensor_from_cpu_tensor",
+                      "_rebuild_wrapper_subclass")
 
 
 def allowed_globals() -> dict:
@@ -283,11 +295,6 @@ def _proto(u):
                       "instructions implemented by this protocol, please file an issue for adding support if you "
                       "encounter this.",
                       stacklevel=2)
-
-
-@_op(pickle.FRAME)
-def _frame(u):
-    u._read(8)  # the frame length: the VM reads opcode by opcode anyway
 
 
 @_op(pickle.STOP)

@@ -715,8 +715,11 @@ class Tensor(_tf.TensorBase):
 
     @_subclass_protocol
     def detach(self) -> Tensor:
-        """A tensor sharing storage and version counter, outside the autograd graph."""
+        """A tensor sharing storage and version counter, outside the autograd graph.  A wrapper subclass detaches
+        through its ``__torch_dispatch__`` (``aten.detach``), as in PyTorch (Note [detach])."""
         impl = self._impl
+        if _is_wrapper_subclass(self):
+            return wrap(_dispatcher.get_op("aten::detach").redispatch(impl.key_set & _AT_OR_BELOW_PYTHON | 1, impl))
         out = impl.view_impl(impl.sizes, impl.strides, impl.offset)
         if out.version is INFERENCE_VERSION and not _grad_state.inference:
             out.version = VersionCounter()  # PyTorch's detach outside inference mode counts again
@@ -845,6 +848,10 @@ class Tensor(_tf.TensorBase):
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if impl.dtype is _dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if impl.key_set & _ZERO_TENSOR_BIT:  # Note [ZeroTensor]: its zeros are real here, but PyTorch's are not
+            if not force:
+                raise RuntimeError(" Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array.")
+            return impl.as_numpy().copy()
         if force and impl.key_set & _MATH_BITS:  # PyTorch's force: detach().cpu().resolve_conj().resolve_neg()
             return self.detach().resolve_conj().resolve_neg().numpy()
         if impl.is_conj():  # the stored values are not the tensor's (Note [Math bits])
@@ -929,8 +936,7 @@ class Tensor(_tf.TensorBase):
     def __repr__(self, *, tensor_contents=None):
         return _printing.tensor_repr(self, tangent=self._tangent_repr())
 
-    def __str__(self):
-        return _printing.tensor_repr(self, tangent=self._tangent_repr())
+    # no __str__: object's calls __repr__, so a subclass's own __repr__ prints (PyTorch defines none either)
 
     def _tangent_repr(self):
         """The repr of this tensor's forward-mode tangent at level 0 (PyTorch prints a dual's as a suffix)."""
@@ -950,6 +956,9 @@ class Tensor(_tf.TensorBase):
         # A subclass, or a tensor with Python attributes, comes back as its class with its __dict__ (torch's
         # _rebuild_from_type_v2), so copy.copy and pickle keep them.
         impl = self._impl
+        if _is_wrapper_subclass(self):  # no data of its own: its geometry, its Python state holds the rest
+            return (_rebuild_from_type_v2, (_rebuild_wrapper_subclass, type(self), wrapper_subclass_args(self),
+                                            _get_obj_state(self)))
         args = (impl.storage.__reduce_ex__(proto)[1], impl.offset, impl.sizes, impl.strides, impl.dtype,
                 self.requires_grad)
         bits = get_tensor_metadata(self)
@@ -1307,6 +1316,7 @@ def _finish(impl: TensorImpl, requires_grad: bool) -> Tensor:
 
 
 _PYTHON_KEY = _dk_bit("Python")
+_AT_OR_BELOW_PYTHON = (_PYTHON_KEY << 1) - 1
 _META = as_device("meta")
 _memory_format_type = type(contiguous_format)
 
@@ -1420,13 +1430,41 @@ def _rebuild_pickled_tensor(storage_state, storage_offset, size, stride, dtype, 
     return tensor
 
 
+def _is_wrapper_subclass(t: Tensor) -> bool:
+    """A subclass tensor without data of its own whose operators go to its ``__torch_dispatch__`` (made by
+    ``_make_wrapper_subclass``): PyTorch pickles it as its class and geometry (``_rebuild_wrapper_subclass``) plus
+    its Python state.  A FakeTensor is not one here: its pickling is the fake-tensor layer's."""
+    cls = type(t)
+    if cls is Tensor or getattr(cls, "__torch_dispatch__", None) is None or cls.__name__ == "FakeTensor":
+        return False
+    impl = t._impl
+    return impl.sparse is None and impl.device.type != "meta" and impl.data_ptr() == 0
+
+
+def wrapper_subclass_args(t: Tensor) -> tuple:
+    """The arguments of :func:`_rebuild_wrapper_subclass` for ``t``, in PyTorch's order."""
+    impl = t._impl
+    return (type(t), impl.dtype, tuple(impl.sizes), tuple(impl.strides), impl.offset, t.layout, impl.device,
+            t.requires_grad)
+
+
+def _rebuild_wrapper_subclass(cls, dtype, size, stride, storage_offset, layout, device, requires_grad):
+    """The unpickling side of a wrapper subclass (``torch._utils._rebuild_wrapper_subclass``): a new data-less
+    ``cls`` instance of this geometry; ``_rebuild_from_type_v2`` then restores the state that holds its data."""
+    return Tensor._make_wrapper_subclass(cls, size, strides=stride, dtype=dtype, storage_offset=storage_offset,
+                                         layout=layout, device=device, requires_grad=requires_grad)
+
+
 _MATH_BIT_NAMES = (("conj", _dk_bit("Conjugate")), ("neg", _dk_bit("Negative")))
+_ZERO_TENSOR_BIT = _dk_bit("ZeroTensor")
 
 
 def get_tensor_metadata(tensor: Tensor) -> dict:
     """The lazy bits a checkpoint records beside a tensor's storage (``torch._C._get_tensor_metadata``):
     ``{'conj': True}`` and/or ``{'neg': True}``, empty when neither is set (Note [Math bits])."""
     ks = tensor._impl.key_set
+    if ks & _ZERO_TENSOR_BIT:  # PyTorch's getTensorMetadata check (Note [ZeroTensor])
+        raise RuntimeError("ZeroTensor is not serializable, please file an issue if required.")
     return {name: True for name, b in _MATH_BIT_NAMES if ks & b}
 
 

@@ -133,6 +133,17 @@ def test_factories_give_fakes_and_real_inputs_are_converted():
     assert mode.from_tensor(r).fake_mode is mode
 
 
+def test_declared_factories_on_the_default_device_make_no_data():
+    """A factory of the operator table (scalar_tensor, _efficientzerotensor) without ``device=`` runs on meta under
+    the mode, as torch's does: its result is a cpu fake that later operators (clone) accept."""
+    def run(m, mode_cls):
+        with mode_cls():
+            out = [m.scalar_tensor(2.0), m._efficientzerotensor((2, 3)), m.scalar_tensor(1.0, dtype=m.int64)]
+            return [(type(c).__name__, str(c.device), tuple(c.shape), repr(c.dtype)) for c in (t.clone() for t in out)]
+
+    assert run(gt, FakeTensorMode) == run(torch, TorchFakeMode)
+
+
 def test_emulated_device_is_reported():
     mode = FakeTensorMode()
     x = gt.randn(2, 3, device="emu")

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -77,6 +80,27 @@ def test_randn_cache_carries_between_calls(seed):
 def test_complex_rand_randn(seed):
     _same_stream(lambda m: [m.rand(5, dtype=m.complex64), m.randn(3, 7, dtype=m.complex64),
                             m.randn(9, dtype=m.complex128)], seed)
+
+
+def test_complex32_fills_stay_inside_their_storage():
+    """complex32 ((real, imag) float16 fields) filled through its real view: each part lands in its own field and
+    nothing is written past the storage's end (an overrun corrupted the heap, seen as an abort at the next GC).
+    The values match torch's stream; the run is repeated in a fresh interpreter, where an overrun aborts."""
+    script = ("import gc, glasstorch as m\n"
+              "xs = [m.randn(n, dtype=m.complex32) for n in (3, 6, 7, 8)] + [m.rand(6, dtype=m.complex32)]\n"
+              "junk = [bytearray(64) for _ in range(20000)]\n"
+              "del junk; gc.collect(); print('ok')\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+    def draws(m):
+        m.manual_seed(0)
+        return [m.view_as_real(x).float().tolist()
+                for x in (m.randn(6, dtype=m.complex32), m.rand(5, dtype=m.complex32), m.randn(20, dtype=m.complex32))]
+
+    g, t = both(draws)
+    assert g == t
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -202,9 +202,12 @@ def test_different_dtypes_over_one_storage_is_an_error():
 
 def test_pickle_protocol_4_both_ways():
     g, t = both(lambda m: {"a": m.arange(5), "s": m.Size([1]), "l": ["x"] * 3})
-    out = _load_bytes(gt, _save_bytes(torch, t, pickle_protocol=4))
+    out = _load_bytes(gt, _save_bytes(torch, t, pickle_protocol=4), weights_only=False)
     assert_same(out["a"], t["a"]) and out["l"] == ["x"] * 3
-    # (torch's weights-only VM has no FRAME opcode, even for its own protocol-4 files: read them fully)
+    # torch's weights-only VM has no FRAME opcode, even for its own protocol-4 files: both refuse them alike
+    data = _save_bytes(torch, t, pickle_protocol=4)
+    with pytest.warns(UserWarning, match="Detected pickle protocol 4"):
+        assert_same_error(lambda: _load_bytes(gt, data), lambda: _load_bytes(torch, data))
     out = _load_bytes(torch, _save_bytes(gt, g, pickle_protocol=4), weights_only=False)
     assert_same(g["a"], out["a"]) and tuple(out["s"]) == (1,)
 
@@ -281,8 +284,12 @@ def test_restricted_vm_refuses_calls_and_bad_containers():
     crafted = b"\x80\x02}q\x00K\x01a."  # APPEND onto a dict
     with pytest.raises(pickle.UnpicklingError, match="Can only append to lists"):
         wo.load(io.BytesIO(crafted))
-    assert wo.load(io.BytesIO(pickle.dumps({"a": [1, 2.0, "x", None, (True,)], "b": {3}}, protocol=4))) == \
+    assert wo.load(io.BytesIO(pickle.dumps({"a": [1, 2.0, "x", None, (True,)], "b": {3}}, protocol=2))) == \
         {"a": [1, 2.0, "x", None, (True,)], "b": {3}}
+    framed = pickle.dumps({"a": [1]}, protocol=4)  # torch's VM has no FRAME opcode (149), nor does this one
+    with pytest.warns(UserWarning, match="protocol 4"):
+        assert_same_error(lambda: wo.load(io.BytesIO(framed)),
+                          lambda: torch._weights_only_unpickler.load(io.BytesIO(framed)))
 
 
 # -- corrupt files -------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ the *highest* set bit (``ks.bit_length() - 1``).  We flatten PyTorch's (function
 layout into one ordered list of runtime keys, keeping PyTorch's order:
 
     backends (CPU < CUDA < PrivateUse1 < Meta)  <  SparseCPU < SparseCsrCPU  <  BackendSelect  <  Python
-    <  Functionalize  <  Conjugate  <  Negative  <  ADInplaceOrView
+    <  Functionalize  <  Conjugate  <  Negative  <  ZeroTensor  <  ADInplaceOrView
     <  AutogradOther < AutogradCPU < AutogradCUDA < AutogradPrivateUse1 < AutogradMeta
     <  AutocastCPU < AutocastCUDA < AutocastPrivateUse1  <  PythonTLSSnapshot  <  PythonDispatcher
 
@@ -35,6 +35,7 @@ RUNTIME_KEYS = (
     "Python",
     "Functionalize",
     "Conjugate", "Negative",  # the lazy math bits a tensor's key set may carry (Note [Math bits])
+    "ZeroTensor",  # the bit of a tensor known to be all zeros (Note [ZeroTensor])
     "ADInplaceOrView",
     "AutogradOther", "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1", "AutogradMeta",
     "AutocastCPU", "AutocastCUDA", "AutocastPrivateUse1",

@@ -243,8 +243,20 @@ class FakeTensorConverter:
         impl = t._impl
         out = self.tensor_memo.get(impl)
         if out is None:
-            out = self.tensor_memo[impl] = self.convert(fake_mode, impl)
+            flatten = getattr(type(t), "__tensor_flatten__", None)
+            if flatten is not None and type(t) is not Tensor:  # a traceable wrapper subclass: fakes inside it
+                out = self._fake_subclass(fake_mode, t)
+            else:
+                out = self.convert(fake_mode, impl)
+            self.tensor_memo[impl] = out
         return out
+
+    def _fake_subclass(self, fake_mode, t: Tensor) -> Tensor:
+        """A wrapper subclass (``__tensor_flatten__``/``__tensor_unflatten__``, as TwoTensor) rebuilt over fakes of
+        its inner tensors, as PyTorch's converter does: the outer class stays, its data becomes fake."""
+        names, ctx = t.__tensor_flatten__()
+        inner = {n: self.from_real_tensor(fake_mode, getattr(t, n)) for n in names}
+        return type(t).__tensor_unflatten__(inner, ctx, t.size(), t.stride())
 
     def convert(self, fake_mode, impl: TensorImpl) -> FakeTensor:
         """A new fake of ``impl`` (not memoised: the caller decides)."""
@@ -413,7 +425,13 @@ def _requested_device(func, args, kwargs):
             if dev is not None:
                 args[i] = _META
         if dev is None:
-            return None if _has_tensor(args) else as_device("cpu")
+            if _has_tensor(args):
+                return None
+            if a.kwarg_only or i >= len(args):  # a factory on the default device: its data is not made either
+                kwargs["device"] = _META
+            else:
+                args[i] = _META
+            return as_device("cpu")
         return _with_index(as_device(dev))
     return None
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 from .._core.dispatch_key import AUTOGRAD_SET, ExcludeDispatchKeyGuard, bit, tls
 from .._core.grad_state import state as _grad_state
 from .._ops.dispatcher import get_op, register_fallback, register_kernel, register_op
-from .._ops_namespace import OpOverload, to_impls, to_tensors
+from .._ops_namespace import OpOverload, bind_schema, to_impls, to_tensors
+from ..tensor import Tensor
 
-__all__ = ["DisableTorchDispatch", "TorchDispatchMode", "mode_stack", "_get_current_dispatch_mode"]
+__all__ = ["DisableTorchDispatch", "TorchDispatchMode", "mode_stack", "_get_current_dispatch_mode",
+           "return_and_correct_aliasing"]
 
 _LAYERS_ABOVE = AUTOGRAD_SET | bit("ADInplaceOrView")
 
@@ -166,3 +168,53 @@ register_op("aten::lift_fresh_copy(Tensor self) -> Tensor")
 register_kernel("aten::lift_fresh", "CompositeExplicitAutograd", lambda self: self, label="lift_fresh")
 register_kernel("aten::lift_fresh_copy", "CompositeExplicitAutograd",
                 lambda self: get_op("aten::clone").call(self, None), label="lift_fresh_copy")
+
+# Note [detach]: ``Tensor.detach()`` of a plain tensor is a Python-level alias, not a dispatcher call; a wrapper
+# subclass's detach is its ``__torch_dispatch__``'s (``aten.detach.default``), and graphs record the op too.  As a
+# call it is a fresh alias without autograd history.
+register_op("aten::detach(Tensor(a) self) -> Tensor(a)")
+register_kernel("aten::detach", "CompositeImplicitAutograd",
+                lambda self: self.view_impl(self.sizes, self.strides, self.offset), label="detach")
+
+
+def _alias_source(schema, bound: list, annotation):
+    """The argument a return annotated ``annotation`` aliases (``Tensor(a)`` names input ``a``), or None."""
+    if annotation is None:
+        return None
+    for a, value in zip(schema.arguments, bound, strict=False):
+        if a.annotation is not None and a.annotation.alias_set == annotation.alias_set:
+            return value
+    return None
+
+
+def _share_storage(out, source) -> None:
+    """A wrapper subclass's view result reports its input's storage, as the real view would (torch's
+    ``_correct_storage_aliasing``): only the data-less outer tensor is re-pointed, its inner tensors stay."""
+    if isinstance(out, Tensor) and isinstance(source, Tensor) and out is not source:
+        out._impl.storage = source._impl.storage
+
+
+def return_and_correct_aliasing(func, args, kwargs, out):
+    """What a wrapper subclass's ``__torch_dispatch__`` returns for ``func`` once it computed ``out`` from its
+    inner tensors (PyTorch's ``torch.utils._python_dispatch.return_and_correct_aliasing``): a return that the
+    schema says is a written input (``add_``, ``out=``) is that input object itself; a return that is a view of an
+    input (``view``, ``t``, ``split``) keeps ``out`` but shares the input's storage, so ``untyped_storage()`` and
+    serialization see the aliasing the real operator has."""
+    schema = func._schema
+    bound = bind_schema(schema, tuple(args), kwargs or {})
+    returns = schema.returns
+    if not returns:
+        return out
+    results = list(out) if len(returns) > 1 else [out]
+    for i, (ret, value) in enumerate(zip(returns, results, strict=False)):
+        source = _alias_source(schema, bound, ret.annotation)
+        if source is None:
+            continue
+        if ret.annotation.is_write:
+            results[i] = source
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                _share_storage(v, source)
+        else:
+            _share_storage(value, source)
+    return tuple(results) if len(returns) > 1 else results[0]

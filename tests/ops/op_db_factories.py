@@ -40,7 +40,30 @@ def _scalar_tensor_errors():
             ErrorSample((3,), {"dtype": DType("int64"), "requires_grad": True}, name="requires_grad int")]
 
 
+def _zerotensor_samples(dtype):
+    """``_efficientzerotensor``: zeros of a size (Note [ZeroTensor]); the zero-tensor bit itself is
+    tests/test_zero_tensor.py's."""
+    for size in ((2, 3), (0,), (), (4, 1, 2)):
+        yield Sample((size,), {"dtype": DType(dtype)}, name=f"size {size}")
+    yield Sample(((3,),), name="default dtype")
+
+
+def _materialized_zerotensor(lib):
+    """torch's zero tensor has no memory to read (tolist refuses it): compared through its clone, plain zeros."""
+    return lambda *args, **kwargs: lib._efficientzerotensor(*args, **kwargs).clone()
+
+
+def _is_zerotensor_samples(dtype):
+    yield Sample((T((2, 3)),), name="an ordinary tensor")
+    yield Sample((T(()),), name="0-dim")
+
+
 OPS = [
+    FnOpInfo("_efficientzerotensor", aten=("_efficientzerotensor",), fn=_materialized_zerotensor,
+             samples=_zerotensor_samples, dtypes=ALL, grad=False,
+             errors=lambda: [ErrorSample(((-1, 2),), name="negative size")]),
+    OpInfo("_is_zerotensor", aten=("_is_zerotensor",), samples=_is_zerotensor_samples, dtypes=ALL, grad=False,
+           method=True),
     OpInfo("scalar_tensor", aten=("scalar_tensor",), samples=_scalar_tensor_samples, dtypes=ALL, grad=False,
            errors=_scalar_tensor_errors),
     FnOpInfo("ops.aten._new_zeros_with_same_feature_meta", aten=("_new_zeros_with_same_feature_meta",),

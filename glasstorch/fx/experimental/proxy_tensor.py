@@ -24,7 +24,7 @@ import inspect
 import operator
 
 from ..._core.dispatch_key import AUTOGRAD_KEYS, tls
-from ..._ops.dispatcher import Kernel, find_op, register_kernel, register_op
+from ..._ops.dispatcher import Kernel
 from ..._ops.schema import parse_default
 from ..._ops_namespace import ops, to_impls, to_tensors
 from ..._subclasses.fake_tensor import _BELOW_PYTHON_EXCLUDE, FakeTensor, FakeTensorMode, _new_fake
@@ -223,12 +223,7 @@ def _same(value, default) -> bool:
     return value is default or (type(value) is type(default) and value == default)
 
 
-# Note [detach]: ``Tensor.detach()`` is a Python-level alias here, not a dispatcher op; graphs need an op for it,
-# so one is defined (PyTorch's schema), implemented as a fresh alias without autograd history.
-if find_op("aten::detach") is None:
-    register_op("aten::detach(Tensor(a) self) -> Tensor(a)")
-    register_kernel("aten::detach", "CompositeImplicitAutograd",
-                    lambda self: self.view_impl(self.sizes, self.strides, self.offset), label="detach")
+# aten::detach, which graphs record for Tensor.detach(), is declared with the Python dispatch layer (Note [detach]).
 
 
 class _DecomposeImplicit:

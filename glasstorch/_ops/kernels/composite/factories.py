@@ -14,9 +14,11 @@ from ...._core.device import CPU, as_device
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_impl, from_numpy_impl
 from ...factories import full_impl
+from ...zero_tensor import ZERO_TENSOR_BIT
 from ..cpu.dispatch_types import not_implemented
 
-__all__ = ["scalar_tensor", "tril_indices", "triu_indices", "new_zeros_with_same_feature_meta"]
+__all__ = ["scalar_tensor", "tril_indices", "triu_indices", "new_zeros_with_same_feature_meta",
+           "efficientzerotensor", "is_zerotensor"]
 
 
 def scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
@@ -24,6 +26,18 @@ def scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None) -> T
     (``fill_``'s checks: a complex or out-of-range ``s`` raises)."""
     dtype = _dt.get_default_dtype() if dtype is None else dtype
     return full_impl((), s, dtype, CPU if device is None else as_device(device))
+
+
+def efficientzerotensor(size, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
+    """A tensor of zeros carrying the ZeroTensor key (Note [ZeroTensor]), of the default dtype unless told."""
+    dtype = _dt.get_default_dtype() if dtype is None else dtype
+    out = full_impl(tuple(size), 0, dtype, CPU if device is None else as_device(device))
+    out.key_set |= ZERO_TENSOR_BIT
+    return out
+
+
+def is_zerotensor(self) -> bool:
+    return bool(self.key_set & ZERO_TENSOR_BIT)
 
 
 def _triangle_indices(name, np_indices):

@@ -91,7 +91,9 @@ def _real_np(dst: TensorImpl) -> np.ndarray:
     arr = dst.as_numpy()
     if not dst.dtype.is_complex:
         return arr
-    real = arr.real
+    # complex32 is stored as (real, imag) float16 fields: its "real" part is the field, not ``.real`` (which a
+    # structured array answers with itself, whose last (i, 1) element would lie past the storage's end)
+    real = arr["real"] if arr.dtype.names else arr.real
     return np.lib.stride_tricks.as_strided(real, arr.shape + (2,), arr.strides + (real.itemsize,))
 
 
