@@ -16,6 +16,12 @@ __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "max_pool_doub
            "adaptive_max_pool3d_backward", "avg_pool2d", "avg_pool3d", "avg_pool2d_backward", "avg_pool3d_backward",
            "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d_backward", "adaptive_avg_pool_nd"]
 
+# the upsample operators and their backward kernels, called as formulas by their own names
+_UPSAMPLE = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
+             "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
+             "upsample_trilinear3d", "upsample_bicubic2d")
+__all__ += [n + suffix for n in _UPSAMPLE for suffix in ("", "_backward")]
+
 
 def _aten():
     return _formulas._T.ops.aten
@@ -90,3 +96,16 @@ def adaptive_avg_pool_nd(grad, grad_output, n):
     """The grad of an adaptive average pool's backward w.r.t. its grad: the pool again, to its output size."""
     size = list(grad_output.shape[-n:])
     return _aten()._adaptive_avg_pool2d(grad, size) if n == 2 else _aten()._adaptive_avg_pool3d(grad, size)
+
+
+def _aten_op(name):
+    def call(*args):  # the base overload: a lone float must not read as ``.vec``'s scale_factors
+        return getattr(_aten(), name).default(*(list(a) if isinstance(a, tuple) else a for a in args))
+    call.__name__ = name
+    return call
+
+
+for _name in _UPSAMPLE:
+    globals()[_name] = _aten_op(_name)
+    globals()[_name + "_backward"] = _aten_op(_name + "_backward")
+del _name

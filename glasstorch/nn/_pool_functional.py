@@ -8,6 +8,7 @@ Invariant: each function repeats PyTorch's Python-level checks and calls the ope
 from __future__ import annotations
 
 import collections.abc
+import warnings
 from itertools import repeat
 
 from glasstorch._generated import functions as _gen
@@ -102,6 +103,11 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     return out if return_indices else out[0]
 
 
+def adaptive_avg_pool2d(input, output_size):
+    """2-D average pooling to a fixed ``output_size`` (``None`` keeps that input size)."""
+    return _gen.adaptive_avg_pool2d(input, _list_with_default(output_size, input.size()))
+
+
 def adaptive_avg_pool3d(input, output_size):
     """3-D adaptive average pooling (``None`` keeps that input size)."""
     return _gen.adaptive_avg_pool3d(input, _list_with_default(output_size, input.size()))
@@ -152,3 +158,102 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     padding = _triple(padding)
     size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
     return _gen.max_unpool3d(input, indices, size, stride, padding)
+
+
+# -- interpolation --------------------------------------------------------------------------------------------
+_INTERP_OPS = {  # (mode, input dim) -> the torch._C._nn operator F.interpolate calls
+    ("nearest", 3): "upsample_nearest1d", ("nearest", 4): "upsample_nearest2d", ("nearest", 5): "upsample_nearest3d",
+    ("nearest-exact", 3): "_upsample_nearest_exact1d", ("nearest-exact", 4): "_upsample_nearest_exact2d",
+    ("nearest-exact", 5): "_upsample_nearest_exact3d", ("linear", 3): "upsample_linear1d",
+    ("bilinear", 4): "upsample_bilinear2d", ("trilinear", 5): "upsample_trilinear3d",
+    ("bicubic", 4): "upsample_bicubic2d",
+}
+_ANTIALIAS_OPS = {"bilinear": "_upsample_bilinear2d_aa", "bicubic": "_upsample_bicubic2d_aa"}
+_WRONG_DIM = {(3, "bilinear"): "4D", (3, "trilinear"): "5D", (4, "linear"): "3D", (4, "trilinear"): "5D",
+              (5, "linear"): "3D", (5, "bilinear"): "4D"}
+
+
+def _interp_sizes(input, dim, size, scale_factor):
+    """(output_size, scale_factors): exactly one is a list, as torch.nn.functional.interpolate checks."""
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if not isinstance(size, (list, tuple)):
+            return [size] * dim, None
+        if len(size) != dim:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {list(input.shape[2:])} and output size of {size}. Please provide "
+                             f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                             f"format.")
+        if not all(isinstance(x, int) for x in size):
+            raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], "
+                            f"but got size with types {[type(x) for x in size]}")
+        return list(size), None
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if not isinstance(scale_factor, (list, tuple)):
+        return None, [scale_factor] * dim
+    if len(scale_factor) != dim:
+        raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input with "
+                         f"spatial dimensions of {list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
+                         f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                         f"(s1, s2, ...,sK) format.")
+    return None, list(scale_factor)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resample the spatial dims of (N, C, *spatial) ``input`` to ``size`` or by ``scale_factor``."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                             "bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    output_size, scale_factors = _interp_sizes(input, dim, size, scale_factor)
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
+    nd = input.dim()
+    if mode == "area" and nd in (3, 4, 5):
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 3](input, output_size)
+    if antialias and mode in _ANTIALIAS_OPS:
+        return getattr(_gen, _ANTIALIAS_OPS[mode])(input, output_size, align_corners, scale_factors)
+    op = _INTERP_OPS.get((mode, nd))
+    if op is not None:
+        if mode in ("nearest", "nearest-exact"):
+            return getattr(_gen, op)(input, output_size, scale_factors)
+        return getattr(_gen, op)(input, output_size, align_corners, scale_factors)
+    if (nd, mode) in _WRONG_DIM:
+        raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {_WRONG_DIM[(nd, mode)]} input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: "
+                              f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact "
+                              f"(got {mode})")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated spelling of ``interpolate``."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode="nearest")``."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode="bilinear", align_corners=True)``."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -352,11 +352,6 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 avg_pool2d = _gen.avg_pool2d  # torch.nn.functional.avg_pool2d is torch._C._nn.avg_pool2d
 
 
-def adaptive_avg_pool2d(input, output_size):
-    """2-D average pooling to a fixed ``output_size`` (``None`` keeps that input size)."""
-    return _gen.adaptive_avg_pool2d(input, _list_with_default(output_size, input.size()))
-
-
 scaled_dot_product_attention = _gen.scaled_dot_product_attention
 
 
@@ -462,6 +457,7 @@ from ._mha import (  # noqa: E402,F401
 from ._pool_functional import (  # noqa: E402,F401
     _list_with_default,
     adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
     adaptive_avg_pool3d,
     adaptive_max_pool1d,
     adaptive_max_pool1d_with_indices,
@@ -472,6 +468,7 @@ from ._pool_functional import (  # noqa: E402,F401
     avg_pool1d,
     avg_pool3d,
     channel_shuffle,
+    interpolate,
     max_pool1d,
     max_pool1d_with_indices,
     max_pool3d,
@@ -482,4 +479,7 @@ from ._pool_functional import (  # noqa: E402,F401
     native_channel_shuffle,
     pixel_shuffle,
     pixel_unshuffle,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
 )

@@ -202,6 +202,51 @@ def _channel_shuffle_errors():
             ErrorSample((T((3,)), 1), name="1-d input")]
 
 
+def _interp_samples(dtype):
+    for shape, modes in (((2, 3, 5), ("nearest", "nearest-exact", "linear", "area")),
+                         ((2, 3, 5, 4), ("nearest", "nearest-exact", "bilinear", "bicubic", "area")),
+                         ((1, 2, 4, 3, 5), ("nearest", "nearest-exact", "trilinear", "area"))):
+        n = len(shape) - 2
+        for mode in modes:
+            align = {} if mode in ("nearest", "nearest-exact", "area") else {"align_corners": False}
+            yield Sample((T(shape),), {"size": (7, 3, 6)[:n], "mode": mode, **align}, name=f"{mode} size")
+            yield Sample((T(shape),), {"scale_factor": 1.7, "mode": mode, **align}, name=f"{mode} scale 1.7")
+            if align:
+                yield Sample((T(shape),), {"scale_factor": (0.6, 2.0, 1.3)[:n], "mode": mode, "align_corners": True},
+                             name=f"{mode} align_corners")
+    yield Sample((T((2, 3, 5, 4)),), {"scale_factor": 2, "mode": "nearest", "recompute_scale_factor": True},
+                 name="recompute_scale_factor")
+
+
+def _interp_errors():
+    x = T((2, 3, 5, 4))
+    return [ErrorSample((x,), {"mode": "nearest", "align_corners": True}, name="align_corners with nearest"),
+            ErrorSample((x,), {"size": 3, "scale_factor": 2.0}, name="both size and scale"),
+            ErrorSample((x,), {"size": (3, 3, 3)}, name="size length"),
+            ErrorSample((x,), {"size": 3, "mode": "linear"}, name="linear on 4-d"),
+            ErrorSample((x,), {"size": 3, "mode": "nearest", "antialias": True}, name="antialias nearest")]
+
+
+def _nearest_uint8(lib):
+    return lambda x, **kw: lib.nn.functional.interpolate(x, **kw)
+
+
+_UPSAMPLE = (("upsample_nearest1d", 1, False), ("upsample_nearest2d", 2, False), ("upsample_nearest3d", 3, False),
+             ("_upsample_nearest_exact1d", 1, False), ("_upsample_nearest_exact2d", 2, False),
+             ("_upsample_nearest_exact3d", 3, False), ("upsample_linear1d", 1, True),
+             ("upsample_bilinear2d", 2, True), ("upsample_trilinear3d", 3, True), ("upsample_bicubic2d", 2, True))
+
+
+def _upsample_backward_samples(n, align):
+    def samples(dtype):
+        in_size, out_size = [2, 3] + [5, 4, 3][:n], [7, 3, 6][:n]
+        head = (True,) if align else ()
+        yield Sample((T(tuple(in_size[:2] + out_size)), out_size, in_size) + head, name="sizes")
+        out_size = [7, 3, 5][:n]  # (torch's reduced-precision backward treats an exact 2x with a scale differently)
+        yield Sample((T(tuple(in_size[:2] + out_size)), out_size, in_size) + head + (1.5,) * n, name="scales")
+    return samples
+
+
 OPS = [
     OpInfo("nn.functional.max_pool1d", aten=("max_pool1d", "max_pool1d_with_indices"), samples=_max_pool1d_samples,
            dtypes=POOL, errors=_max_pool1d_errors),
@@ -263,4 +308,11 @@ OPS = [
            errors=_channel_shuffle_errors),
     OpInfo("native_channel_shuffle", aten=("native_channel_shuffle",), samples=_channel_shuffle_samples,
            dtypes=FLOATS, grad=False),  # torch: "derivative for aten::native_channel_shuffle is not implemented"
-]
+    OpInfo("nn.functional.interpolate", samples=_interp_samples, dtypes=POOL, errors=_interp_errors,
+           aten=tuple(f"{name}{ov}" for name, _, _ in _UPSAMPLE for ov in ("", ".vec"))),
+    ConvOpInfo("nn.functional.interpolate (nearest, uint8)", aten=("upsample_nearest2d.vec",), fn=_nearest_uint8,
+               dtypes=("uint8",), grad=False,
+               samples=lambda dt: (Sample((T((2, 3, 5, 4), low=0, high=200),), {"size": (7, 3), "mode": mode},
+                                          name=mode) for mode in ("nearest", "nearest-exact"))),
+] + [OpInfo(f"ops.aten.{name}_backward", aten=(f"{name}_backward",), samples=_upsample_backward_samples(n, align),
+            dtypes=POOL) for name, n, align in _UPSAMPLE]

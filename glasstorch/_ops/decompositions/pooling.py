@@ -124,3 +124,43 @@ def adaptive_avg_pool3d(self, output_size):
     if output_size == (1, 1, 1):
         return aten.mean_dim(self, [-1, -2, -3], True, None)
     return aten._adaptive_avg_pool3d(self, list(output_size))
+
+
+# -- upsampling .vec overloads: PyTorch's UpSample.cpp ``compute_output_size`` + ``get_scale_value`` -------------
+def _upsample_output_size(input, output_size, scale_factors, n):
+    if output_size is not None:
+        if scale_factors is not None:
+            raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+        if len(output_size) != n:
+            raise RuntimeError(f"Expected output_size to have {n} elements, but got {len(output_size)}")
+        return list(output_size)
+    if scale_factors is not None:
+        if len(scale_factors) != n:
+            raise RuntimeError(f"Expected scale_factors to have {n} elements, but got {len(scale_factors)}")
+        return [int(input.sizes[i + 2] * scale_factors[i]) for i in range(n)]
+    raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+
+
+def _vec(name, n, align):
+    """The ``.vec`` overload of ``name``: output size from the scale factors, which then travel as scales."""
+    def vec(input, output_size, *rest):
+        align_corners, scale_factors = rest if align else (None, rest[0])
+        size = _upsample_output_size(input, output_size, scale_factors, n)
+        scales = list(scale_factors) if scale_factors is not None else [None] * n
+        head = (align_corners,) if align else ()
+        return getattr(aten, name)(input, size, *head, *scales)
+    vec.__name__ = f"{name.lstrip('_')}_vec"
+    vec.__doc__ = f"``{name}.vec``."
+    return vec
+
+
+upsample_nearest1d_vec = _vec("upsample_nearest1d", 1, False)
+upsample_nearest2d_vec = _vec("upsample_nearest2d", 2, False)
+upsample_nearest3d_vec = _vec("upsample_nearest3d", 3, False)
+upsample_nearest_exact1d_vec = _vec("_upsample_nearest_exact1d", 1, False)
+upsample_nearest_exact2d_vec = _vec("_upsample_nearest_exact2d", 2, False)
+upsample_nearest_exact3d_vec = _vec("_upsample_nearest_exact3d", 3, False)
+upsample_linear1d_vec = _vec("upsample_linear1d", 1, True)
+upsample_bilinear2d_vec = _vec("upsample_bilinear2d", 2, True)
+upsample_trilinear3d_vec = _vec("upsample_trilinear3d", 3, True)
+upsample_bicubic2d_vec = _vec("upsample_bicubic2d", 2, True)

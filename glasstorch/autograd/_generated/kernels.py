@@ -11433,6 +11433,464 @@ def _autograd_max_unpool3d_out(ks, self, indices, output_size, stride, padding, 
 register_autograd('aten::max_unpool3d.out', _autograd_max_unpool3d_out)
 
 
+_op_upsample_nearest1d = _get_op('aten::upsample_nearest1d')
+_fw_upsample_nearest1d = FwSpec(_op_upsample_nearest1d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest1d(ks, self, output_size, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest1d, _autograd_upsample_nearest1d, ks, self, output_size, scales)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearest1DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_ = scales
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_nearest1d.redispatch(ks, self, output_size, scales)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest1d.redispatch(ks, self, output_size, scales)
+
+
+register_autograd('aten::upsample_nearest1d', _autograd_upsample_nearest1d)
+
+
+_op_upsample_nearest1d_backward = _get_op('aten::upsample_nearest1d_backward')
+_fw_upsample_nearest1d_backward = FwSpec(_op_upsample_nearest1d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest1d_backward, _autograd_upsample_nearest1d_backward, ks, grad_output, output_size, input_size, scales)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearest1DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_ = scales
+        result = _op_upsample_nearest1d_backward.redispatch(ks, grad_output, output_size, input_size, scales)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest1d_backward.redispatch(ks, grad_output, output_size, input_size, scales)
+
+
+register_autograd('aten::upsample_nearest1d_backward', _autograd_upsample_nearest1d_backward)
+
+
+_op_upsample_nearest2d = _get_op('aten::upsample_nearest2d')
+_fw_upsample_nearest2d = FwSpec(_op_upsample_nearest2d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest2d(ks, self, output_size, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest2d, _autograd_upsample_nearest2d, ks, self, output_size, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearest2DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_nearest2d.redispatch(ks, self, output_size, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest2d.redispatch(ks, self, output_size, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_nearest2d', _autograd_upsample_nearest2d)
+
+
+_op_upsample_nearest2d_backward = _get_op('aten::upsample_nearest2d_backward')
+_fw_upsample_nearest2d_backward = FwSpec(_op_upsample_nearest2d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest2d_backward, _autograd_upsample_nearest2d_backward, ks, grad_output, output_size, input_size, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearest2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_nearest2d_backward.redispatch(ks, grad_output, output_size, input_size, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest2d_backward.redispatch(ks, grad_output, output_size, input_size, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_nearest2d_backward', _autograd_upsample_nearest2d_backward)
+
+
+_op_upsample_nearest3d = _get_op('aten::upsample_nearest3d')
+_fw_upsample_nearest3d = FwSpec(_op_upsample_nearest3d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest3d(ks, self, output_size, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest3d, _autograd_upsample_nearest3d, ks, self, output_size, scales_d, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearest3DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_nearest3d.redispatch(ks, self, output_size, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest3d.redispatch(ks, self, output_size, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_nearest3d', _autograd_upsample_nearest3d)
+
+
+_op_upsample_nearest3d_backward = _get_op('aten::upsample_nearest3d_backward')
+_fw_upsample_nearest3d_backward = FwSpec(_op_upsample_nearest3d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest3d_backward, _autograd_upsample_nearest3d_backward, ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearest3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_nearest3d_backward.redispatch(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest3d_backward.redispatch(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_nearest3d_backward', _autograd_upsample_nearest3d_backward)
+
+
+_op__upsample_nearest_exact1d = _get_op('aten::_upsample_nearest_exact1d')
+_fw__upsample_nearest_exact1d = FwSpec(_op__upsample_nearest_exact1d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact1d(ks, self, output_size, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact1d, _autograd__upsample_nearest_exact1d, ks, self, output_size, scales)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearestExact1DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_ = scales
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__upsample_nearest_exact1d.redispatch(ks, self, output_size, scales)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact1d.redispatch(ks, self, output_size, scales)
+
+
+register_autograd('aten::_upsample_nearest_exact1d', _autograd__upsample_nearest_exact1d)
+
+
+_op__upsample_nearest_exact1d_backward = _get_op('aten::_upsample_nearest_exact1d_backward')
+_fw__upsample_nearest_exact1d_backward = FwSpec(_op__upsample_nearest_exact1d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact1d_backward, _autograd__upsample_nearest_exact1d_backward, ks, grad_output, output_size, input_size, scales)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearestExact1DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_ = scales
+        result = _op__upsample_nearest_exact1d_backward.redispatch(ks, grad_output, output_size, input_size, scales)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact1d_backward.redispatch(ks, grad_output, output_size, input_size, scales)
+
+
+register_autograd('aten::_upsample_nearest_exact1d_backward', _autograd__upsample_nearest_exact1d_backward)
+
+
+_op__upsample_nearest_exact2d = _get_op('aten::_upsample_nearest_exact2d')
+_fw__upsample_nearest_exact2d = FwSpec(_op__upsample_nearest_exact2d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact2d(ks, self, output_size, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact2d, _autograd__upsample_nearest_exact2d, ks, self, output_size, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearestExact2DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__upsample_nearest_exact2d.redispatch(ks, self, output_size, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact2d.redispatch(ks, self, output_size, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_nearest_exact2d', _autograd__upsample_nearest_exact2d)
+
+
+_op__upsample_nearest_exact2d_backward = _get_op('aten::_upsample_nearest_exact2d_backward')
+_fw__upsample_nearest_exact2d_backward = FwSpec(_op__upsample_nearest_exact2d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact2d_backward, _autograd__upsample_nearest_exact2d_backward, ks, grad_output, output_size, input_size, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearestExact2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op__upsample_nearest_exact2d_backward.redispatch(ks, grad_output, output_size, input_size, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact2d_backward.redispatch(ks, grad_output, output_size, input_size, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_nearest_exact2d_backward', _autograd__upsample_nearest_exact2d_backward)
+
+
+_op__upsample_nearest_exact3d = _get_op('aten::_upsample_nearest_exact3d')
+_fw__upsample_nearest_exact3d = FwSpec(_op__upsample_nearest_exact3d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact3d(ks, self, output_size, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact3d, _autograd__upsample_nearest_exact3d, ks, self, output_size, scales_d, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearestExact3DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__upsample_nearest_exact3d.redispatch(ks, self, output_size, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact3d.redispatch(ks, self, output_size, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_nearest_exact3d', _autograd__upsample_nearest_exact3d)
+
+
+_op__upsample_nearest_exact3d_backward = _get_op('aten::_upsample_nearest_exact3d_backward')
+_fw__upsample_nearest_exact3d_backward = FwSpec(_op__upsample_nearest_exact3d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact3d_backward, _autograd__upsample_nearest_exact3d_backward, ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearestExact3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op__upsample_nearest_exact3d_backward.redispatch(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact3d_backward.redispatch(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_nearest_exact3d_backward', _autograd__upsample_nearest_exact3d_backward)
+
+
+_op_upsample_linear1d = _get_op('aten::upsample_linear1d')
+_fw_upsample_linear1d = FwSpec(_op_upsample_linear1d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_linear1d(ks, self, output_size, align_corners, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_linear1d, _autograd_upsample_linear1d, ks, self, output_size, align_corners, scales)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleLinear1DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_ = scales
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_linear1d.redispatch(ks, self, output_size, align_corners, scales)
+        record.output(result, node)
+        return result
+    return _op_upsample_linear1d.redispatch(ks, self, output_size, align_corners, scales)
+
+
+register_autograd('aten::upsample_linear1d', _autograd_upsample_linear1d)
+
+
+_op_upsample_linear1d_backward = _get_op('aten::upsample_linear1d_backward')
+_fw_upsample_linear1d_backward = FwSpec(_op_upsample_linear1d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_corners, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_linear1d_backward, _autograd_upsample_linear1d_backward, ks, grad_output, output_size, input_size, align_corners, scales)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleLinear1DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_ = scales
+        result = _op_upsample_linear1d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales)
+        record.output(result, node)
+        return result
+    return _op_upsample_linear1d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales)
+
+
+register_autograd('aten::upsample_linear1d_backward', _autograd_upsample_linear1d_backward)
+
+
+_op_upsample_bilinear2d = _get_op('aten::upsample_bilinear2d')
+_fw_upsample_bilinear2d = FwSpec(_op_upsample_bilinear2d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_bilinear2d(ks, self, output_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_bilinear2d, _autograd_upsample_bilinear2d, ks, self, output_size, align_corners, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleBilinear2DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_bilinear2d.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_bilinear2d.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_bilinear2d', _autograd_upsample_bilinear2d)
+
+
+_op_upsample_bilinear2d_backward = _get_op('aten::upsample_bilinear2d_backward')
+_fw_upsample_bilinear2d_backward = FwSpec(_op_upsample_bilinear2d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_bilinear2d_backward, _autograd_upsample_bilinear2d_backward, ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleBilinear2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_bilinear2d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_bilinear2d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_bilinear2d_backward', _autograd_upsample_bilinear2d_backward)
+
+
+_op_upsample_trilinear3d = _get_op('aten::upsample_trilinear3d')
+_fw_upsample_trilinear3d = FwSpec(_op_upsample_trilinear3d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_trilinear3d(ks, self, output_size, align_corners, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_trilinear3d, _autograd_upsample_trilinear3d, ks, self, output_size, align_corners, scales_d, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleTrilinear3DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_trilinear3d.redispatch(ks, self, output_size, align_corners, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_trilinear3d.redispatch(ks, self, output_size, align_corners, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_trilinear3d', _autograd_upsample_trilinear3d)
+
+
+_op_upsample_trilinear3d_backward = _get_op('aten::upsample_trilinear3d_backward')
+_fw_upsample_trilinear3d_backward = FwSpec(_op_upsample_trilinear3d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_trilinear3d_backward, _autograd_upsample_trilinear3d_backward, ks, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleTrilinear3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_trilinear3d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_trilinear3d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_trilinear3d_backward', _autograd_upsample_trilinear3d_backward)
+
+
+_op_upsample_bicubic2d = _get_op('aten::upsample_bicubic2d')
+_fw_upsample_bicubic2d = FwSpec(_op_upsample_bicubic2d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_bicubic2d(ks, self, output_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_bicubic2d, _autograd_upsample_bicubic2d, ks, self, output_size, align_corners, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleBicubic2DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_bicubic2d.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_bicubic2d.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_bicubic2d', _autograd_upsample_bicubic2d)
+
+
+_op_upsample_bicubic2d_backward = _get_op('aten::upsample_bicubic2d_backward')
+_fw_upsample_bicubic2d_backward = FwSpec(_op_upsample_bicubic2d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_bicubic2d_backward, _autograd_upsample_bicubic2d_backward, ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleBicubic2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_bicubic2d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_bicubic2d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_bicubic2d_backward', _autograd_upsample_bicubic2d_backward)
+
+
 _op_bernoulli = _get_op('aten::bernoulli')
 _fw_bernoulli = FwSpec(_op_bernoulli, (0,), (False,), 'functional', None)
 

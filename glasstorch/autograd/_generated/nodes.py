@@ -11506,6 +11506,796 @@ class MaxUnpool3DBackward0(NodeBase):
         return self.indices_
 
 
+def _UpsampleNearest1DBackward0_0(grad, grads, output_size, scales, self_sizes):
+    return upsample_nearest1d_backward(grad, output_size, self_sizes, scales)
+
+
+class UpsampleNearest1DBackward0(NodeBase):
+    """Backward of ``upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:80)."""
+
+    __slots__ = ('output_size_', 'scales_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales = node.scales_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest1DBackward0_0(grad, grads, output_size, scales, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearest1DBackwardBackward0_0(grad, grads, output_size, scales):
+    return upsample_nearest1d(grad, output_size, scales)
+
+
+class UpsampleNearest1DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:84)."""
+
+    __slots__ = ('output_size_', 'scales_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales = node.scales_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest1DBackwardBackward0_0(grad, grads, output_size, scales))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+
+def _UpsampleNearest2DBackward0_0(grad, grads, output_size, scales_h, scales_w, self_sizes):
+    return upsample_nearest2d_backward(grad, output_size, self_sizes, scales_h, scales_w)
+
+
+class UpsampleNearest2DBackward0(NodeBase):
+    """Backward of ``upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:88)."""
+
+    __slots__ = ('output_size_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest2DBackward0_0(grad, grads, output_size, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearest2DBackwardBackward0_0(grad, grads, output_size, scales_h, scales_w):
+    return upsample_nearest2d(grad, output_size, scales_h, scales_w)
+
+
+class UpsampleNearest2DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:92)."""
+
+    __slots__ = ('output_size_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest2DBackwardBackward0_0(grad, grads, output_size, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleNearest3DBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w, self_sizes):
+    return upsample_nearest3d_backward(grad, output_size, self_sizes, scales_d, scales_h, scales_w)
+
+
+class UpsampleNearest3DBackward0(NodeBase):
+    """Backward of ``upsample_nearest3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:96)."""
+
+    __slots__ = ('output_size_', 'scales_d_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest3DBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearest3DBackwardBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w):
+    return upsample_nearest3d(grad, output_size, scales_d, scales_h, scales_w)
+
+
+class UpsampleNearest3DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_nearest3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:100)."""
+
+    __slots__ = ('output_size_', 'scales_d_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest3DBackwardBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleNearestExact1DBackward0_0(grad, grads, output_size, scales, self_sizes):
+    return _upsample_nearest_exact1d_backward(grad, output_size, self_sizes, scales)
+
+
+class UpsampleNearestExact1DBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:104)."""
+
+    __slots__ = ('output_size_', 'scales_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales = node.scales_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact1DBackward0_0(grad, grads, output_size, scales, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearestExact1DBackwardBackward0_0(grad, grads, output_size, scales):
+    return _upsample_nearest_exact1d(grad, output_size, scales)
+
+
+class UpsampleNearestExact1DBackwardBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:108)."""
+
+    __slots__ = ('output_size_', 'scales_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales = node.scales_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact1DBackwardBackward0_0(grad, grads, output_size, scales))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+
+def _UpsampleNearestExact2DBackward0_0(grad, grads, output_size, scales_h, scales_w, self_sizes):
+    return _upsample_nearest_exact2d_backward(grad, output_size, self_sizes, scales_h, scales_w)
+
+
+class UpsampleNearestExact2DBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:112)."""
+
+    __slots__ = ('output_size_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact2DBackward0_0(grad, grads, output_size, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearestExact2DBackwardBackward0_0(grad, grads, output_size, scales_h, scales_w):
+    return _upsample_nearest_exact2d(grad, output_size, scales_h, scales_w)
+
+
+class UpsampleNearestExact2DBackwardBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:116)."""
+
+    __slots__ = ('output_size_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact2DBackwardBackward0_0(grad, grads, output_size, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleNearestExact3DBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w, self_sizes):
+    return _upsample_nearest_exact3d_backward(grad, output_size, self_sizes, scales_d, scales_h, scales_w)
+
+
+class UpsampleNearestExact3DBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:120)."""
+
+    __slots__ = ('output_size_', 'scales_d_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact3DBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearestExact3DBackwardBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w):
+    return _upsample_nearest_exact3d(grad, output_size, scales_d, scales_h, scales_w)
+
+
+class UpsampleNearestExact3DBackwardBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:124)."""
+
+    __slots__ = ('output_size_', 'scales_d_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact3DBackwardBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleLinear1DBackward0_0(grad, grads, output_size, align_corners, scales, self_sizes):
+    return upsample_linear1d_backward(grad, output_size, self_sizes, align_corners, scales)
+
+
+class UpsampleLinear1DBackward0(NodeBase):
+    """Backward of ``upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:128)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales = node.scales_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleLinear1DBackward0_0(grad, grads, output_size, align_corners, scales, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleLinear1DBackwardBackward0_0(grad, grads, output_size, align_corners, scales):
+    return upsample_linear1d(grad, output_size, align_corners, scales)
+
+
+class UpsampleLinear1DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:132)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales = node.scales_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleLinear1DBackwardBackward0_0(grad, grads, output_size, align_corners, scales))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+
+def _UpsampleBilinear2DBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes):
+    return upsample_bilinear2d_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+
+
+class UpsampleBilinear2DBackward0(NodeBase):
+    """Backward of ``upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:136)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBilinear2DBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleBilinear2DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w):
+    return upsample_bilinear2d(grad, output_size, align_corners, scales_h, scales_w)
+
+
+class UpsampleBilinear2DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_bilinear2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:140)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBilinear2DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleTrilinear3DBackward0_0(grad, grads, output_size, align_corners, scales_d, scales_h, scales_w, self_sizes):
+    return upsample_trilinear3d_backward(grad, output_size, self_sizes, align_corners, scales_d, scales_h, scales_w)
+
+
+class UpsampleTrilinear3DBackward0(NodeBase):
+    """Backward of ``upsample_trilinear3d(Tensor self, SymInt[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:144)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_d_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleTrilinear3DBackward0_0(grad, grads, output_size, align_corners, scales_d, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleTrilinear3DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_d, scales_h, scales_w):
+    return upsample_trilinear3d(grad, output_size, align_corners, scales_d, scales_h, scales_w)
+
+
+class UpsampleTrilinear3DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:148)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_d_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleTrilinear3DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_d, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleBicubic2DBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes):
+    return upsample_bicubic2d_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+
+
+class UpsampleBicubic2DBackward0(NodeBase):
+    """Backward of ``upsample_bicubic2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:152)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBicubic2DBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleBicubic2DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w):
+    return upsample_bicubic2d(grad, output_size, align_corners, scales_h, scales_w)
+
+
+class UpsampleBicubic2DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:156)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBicubic2DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
 def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 
