@@ -257,3 +257,35 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# -- local response normalization -----------------------------------------------------------------------------
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """``x / (k + alpha * mean of x^2 over ``size`` neighbouring channels) ** beta``."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = _gen.pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = _gen.avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = _gen.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = _gen.avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+# -- sliding blocks -------------------------------------------------------------------------------------------
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding local blocks of a batched image as columns: (N, C, H, W) -> (N, C * prod(kernel_size), L)."""
+    return _gen.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sum columns of sliding blocks back into an image: the adjoint of ``unfold``."""
+    return _gen.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))

@@ -247,6 +247,15 @@ def _upsample_backward_samples(n, align):
     return samples
 
 
+def _unfold_errors():
+    return [ErrorSample((T((2, 3, 2, 2)), 3), name="no blocks"), ErrorSample((T((2, 3, 4, 4)), 0), name="kernel 0")]
+
+
+def _fold_errors():
+    return [ErrorSample((T((2, 10, 12)), (4, 5), 2), name="planes not divisible"),
+            ErrorSample((T((2, 12, 11)), (4, 5), 2), name="wrong block count")]
+
+
 OPS = [
     OpInfo("nn.functional.max_pool1d", aten=("max_pool1d", "max_pool1d_with_indices"), samples=_max_pool1d_samples,
            dtypes=POOL, errors=_max_pool1d_errors),
@@ -314,5 +323,11 @@ OPS = [
                dtypes=("uint8",), grad=False,
                samples=lambda dt: (Sample((T((2, 3, 5, 4), low=0, high=200),), {"size": (7, 3), "mode": mode},
                                           name=mode) for mode in ("nearest", "nearest-exact"))),
+    OpInfo("nn.functional.unfold", aten=("im2col",), dtypes=ALL, errors=_unfold_errors,
+           samples=lambda dt: (Sample((T((2, 3, 5, 6)), (2, 3)), {"padding": 1, "stride": 2}, name="padded strided"),
+                               Sample((T((3, 4, 5)), 2), {"dilation": 2}, name="unbatched dilated"))),
+    OpInfo("nn.functional.fold", aten=("col2im",), dtypes=POOL, errors=_fold_errors,
+           samples=lambda dt: (Sample((T((2, 12, 12)), (4, 5), 2), name="k=2"),
+                               Sample((T((12, 9)), (5, 6), (2, 3)), {"padding": 1, "stride": 2}, name="unbatched"))),
 ] + [OpInfo(f"ops.aten.{name}_backward", aten=(f"{name}_backward",), samples=_upsample_backward_samples(n, align),
             dtypes=POOL) for name, n, align in _UPSAMPLE]

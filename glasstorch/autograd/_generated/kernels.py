@@ -11891,6 +11891,53 @@ def _autograd_upsample_bicubic2d_backward(ks, grad_output, output_size, input_si
 register_autograd('aten::upsample_bicubic2d_backward', _autograd_upsample_bicubic2d_backward)
 
 
+_op_im2col = _get_op('aten::im2col')
+_fw_im2col = FwSpec(_op_im2col, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_im2col(ks, self, kernel_size, dilation, padding, stride):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_im2col, _autograd_im2col, ks, self, kernel_size, dilation, padding, stride)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.Im2ColBackward0()
+        node.next_edges = record.edges(self)
+        node.kernel_size_ = kernel_size
+        node.dilation_ = dilation
+        node.padding_ = padding
+        node.stride_ = stride
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_im2col.redispatch(ks, self, kernel_size, dilation, padding, stride)
+        record.output(result, node)
+        return result
+    return _op_im2col.redispatch(ks, self, kernel_size, dilation, padding, stride)
+
+
+register_autograd('aten::im2col', _autograd_im2col)
+
+
+_op_col2im = _get_op('aten::col2im')
+_fw_col2im = FwSpec(_op_col2im, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_col2im(ks, self, output_size, kernel_size, dilation, padding, stride):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_col2im, _autograd_col2im, ks, self, output_size, kernel_size, dilation, padding, stride)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.Col2ImBackward0()
+        node.next_edges = record.edges(self)
+        node.kernel_size_ = kernel_size
+        node.dilation_ = dilation
+        node.padding_ = padding
+        node.stride_ = stride
+        result = _op_col2im.redispatch(ks, self, output_size, kernel_size, dilation, padding, stride)
+        record.output(result, node)
+        return result
+    return _op_col2im.redispatch(ks, self, output_size, kernel_size, dilation, padding, stride)
+
+
+register_autograd('aten::col2im', _autograd_col2im)
+
+
 _op_bernoulli = _get_op('aten::bernoulli')
 _fw_bernoulli = FwSpec(_op_bernoulli, (0,), (False,), 'functional', None)
 

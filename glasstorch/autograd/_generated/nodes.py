@@ -12296,6 +12296,91 @@ class UpsampleBicubic2DBackwardBackward0(NodeBase):
         return self.scales_w_
 
 
+def _Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_sizes):
+    return col2im(grad, list(self_sizes[-2:]), kernel_size, dilation, padding, stride)
+
+
+class Im2ColBackward0(NodeBase):
+    """Backward of ``im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:160)."""
+
+    __slots__ = ('kernel_size_', 'dilation_', 'padding_', 'stride_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        kernel_size = node.kernel_size_
+        dilation = node.dilation_
+        padding = node.padding_
+        stride = node.stride_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_sizes))
+        return out
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_dilation(self):
+        return self.dilation_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _Col2ImBackward0_0(grad, grads, kernel_size, dilation, padding, stride):
+    return im2col(grad, kernel_size, dilation, padding, stride)
+
+
+class Col2ImBackward0(NodeBase):
+    """Backward of ``col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:164)."""
+
+    __slots__ = ('kernel_size_', 'dilation_', 'padding_', 'stride_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        kernel_size = node.kernel_size_
+        dilation = node.dilation_
+        padding = node.padding_
+        stride = node.stride_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Col2ImBackward0_0(grad, grads, kernel_size, dilation, padding, stride))
+        return out
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_dilation(self):
+        return self.dilation_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+
 def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 

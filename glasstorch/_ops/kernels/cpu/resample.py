@@ -392,3 +392,90 @@ def upsample_trilinear3d_backward_kernel(grad_output, output_size, input_size, a
 def upsample_bicubic2d_backward_kernel(grad_output, output_size, input_size, align_corners, scales_h=None,
                                        scales_w=None):
     return _upsample_backward(grad_output, output_size, input_size, (scales_h, scales_w), "cubic", align_corners)
+
+
+# -- im2col / col2im (F.unfold / F.fold) ----------------------------------------------------------------------
+def _im2col_params(kernel_size, dilation, padding, stride):
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (tuple(v) for v in (kernel_size, dilation, padding, stride))
+    if not (kh > 0 and kw > 0):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {kh} kernel_width: {kw}")
+    if not (sh > 0 and sw > 0):
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {sh} stride_width: {sw}")
+    if not (dh > 0 and dw > 0):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dh} dilation_width: {dw}")
+    if not (ph >= 0 and pw >= 0):
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {ph} pad_width: {pw}")
+    return (kh, kw), (dh, dw), (ph, pw), (sh, sw)
+
+
+def _blocks(size, k, d, p, s):
+    return (size + 2 * p - (d * (k - 1) + 1)) // s + 1
+
+
+def im2col_kernel(self, kernel_size, dilation, padding, stride):
+    """``im2col`` (``F.unfold``): (N, C, H, W) -> (N, C * kh * kw, L) sliding blocks, kernel offsets major."""
+    k, d, p, s = _im2col_params(kernel_size, dilation, padding, stride)
+    nd = self.ndim
+    if not (nd in (3, 4) and all(v != 0 for v in self.sizes[nd - 3:])):  # a 4-D batch may be empty
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor input with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {_fmt(self.sizes)}")
+    c, h, w = self.sizes[-3:]
+    oh, ow = _blocks(h, k[0], d[0], p[0], s[0]), _blocks(w, k[1], d[1], p[1], s[1])
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {h}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, "
+                           f"{d[1]}), padding=({p[0]}, {p[1]}), calculated shape of the array of sliding blocks as "
+                           f"({oh}, {ow}), but its components must be at least one.")
+    batch = tuple(self.sizes[:-3])
+    out = empty_contiguous(batch + (c * k[0] * k[1], oh * ow), self.dtype, self.device)
+    if not (self.dtype.is_floating_point or self.dtype.is_complex or self.dtype is _dt.bool):
+        raise NotImplementedError(f'"im2col_out_cpu" not implemented for \'{_dt.name_of(self.dtype)}\'')
+    if is_meta(self) or out.numel() == 0:
+        return out
+    x = self.as_numpy()
+    if p[0] or p[1]:
+        x = np.pad(x, [(0, 0)] * (x.ndim - 2) + [(p[0], p[0]), (p[1], p[1])])
+    win = np.lib.stride_tricks.sliding_window_view(x, (d[0] * (k[0] - 1) + 1, d[1] * (k[1] - 1) + 1), axis=(-2, -1))
+    win = win[..., ::s[0], ::s[1], ::d[0], ::d[1]][..., :oh, :ow, :, :]  # (..., C, oh, ow, kh, kw)
+    nb = len(batch)
+    cols = win.transpose(tuple(range(nb)) + (nb, nb + 3, nb + 4, nb + 1, nb + 2))
+    return _store(out, cols.reshape(out.sizes))
+
+
+def col2im_kernel(self, output_size, kernel_size, dilation, padding, stride):
+    """``col2im`` (``F.fold``): sums the sliding blocks back into (N, C, H, W), one kernel offset at a time."""
+    if len(tuple(output_size)) != 2:
+        raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(tuple(output_size))}")
+    k, d, p, s = _im2col_params(kernel_size, dilation, padding, stride)
+    oh_, ow_ = tuple(output_size)
+    nd = self.ndim
+    valid = (nd == 2 and self.sizes[0] != 0 and self.sizes[1] != 0) or \
+        (nd == 3 and self.sizes[1] != 0 and self.sizes[2] != 0)
+    if not valid:
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {_fmt(self.sizes)}")
+    planes, length = self.sizes[-2:]
+    if planes % (k[0] * k[1]) != 0:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+                           f"got input.size(1)={planes} and kernel_size=({k[0]}, {k[1]}).")
+    bh, bw = _blocks(oh_, k[0], d[0], p[0], s[0]), _blocks(ow_, k[1], d[1], p[1], s[1])
+    params = (f"Given output_size=({oh_}, {ow_}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), "
+              f"padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), ")
+    if bh < 1 or bw < 1:
+        raise RuntimeError(params + f"calculated shape of the array of sliding blocks as ({bh}, {bw}), which is too "
+                           f"small (non-positive)")
+    if length != bh * bw:
+        raise RuntimeError(params + f"expected size of input's dimension 2 to match the calculated number of sliding "
+                           f"blocks {bh} * {bw} = {bh * bw}, but got input.size(2)={length}.")
+    batch = tuple(self.sizes[:-2])
+    c = planes // (k[0] * k[1])
+    out = empty_contiguous(batch + (c, oh_, ow_), self.dtype, self.device)
+    if is_meta(self) or out.numel() == 0:
+        return out
+    cols = self.as_numpy().reshape(batch + (c, k[0], k[1], bh, bw))
+    hp, wp = oh_ + 2 * p[0] + s[0] * bh, ow_ + 2 * p[1] + s[1] * bw  # room for every block, cropped below
+    acc = np.zeros(batch + (c, hp + d[0] * k[0], wp + d[1] * k[1]), cols.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            r, q = i * d[0], j * d[1]
+            acc[..., r:r + s[0] * (bh - 1) + 1:s[0], q:q + s[1] * (bw - 1) + 1:s[1]] += cols[..., i, j, :, :]
+    return _store(out, acc[..., p[0]:p[0] + oh_, p[1]:p[1] + ow_])
