@@ -112,8 +112,7 @@ def _unpool_direct(n):
         pool, unpool = getattr(F, f"max_pool{n}d"), getattr(F, f"max_unpool{n}d")
 
         def call(x, kernel_size, stride=None, padding=0):
-            with lib.no_grad():
-                _, idx = pool(x, kernel_size, stride, padding, return_indices=True)
+            _, idx = pool(x.detach(), kernel_size, stride, padding, return_indices=True)
             vals = x[(Ellipsis,) + tuple(slice(0, m) for m in idx.shape[x.dim() - n:])]
             return unpool(vals, idx, kernel_size, stride, padding)
         return call
@@ -130,9 +129,8 @@ def _max_backward(n):
     """``aten.max_pool{n}d_with_indices_backward`` at the indices of the same library's forward."""
     def get(lib):
         def call(grad, x, kernel_size, stride, padding, dilation, ceil_mode):
-            with lib.no_grad():
-                _, idx = getattr(lib._C._nn, f"max_pool{n}d_with_indices")(x, kernel_size, stride, padding, dilation,
-                                                                          ceil_mode)
+            _, idx = getattr(lib._C._nn, f"max_pool{n}d_with_indices")(x.detach(), kernel_size, stride, padding,
+                                                                      dilation, ceil_mode)
             return getattr(lib.ops.aten, f"max_pool{n}d_with_indices_backward")(grad, x, kernel_size, stride, padding,
                                                                                dilation, ceil_mode, idx)
         return call
@@ -147,8 +145,7 @@ def _max3d_backward_samples(dtype):
 def _adaptive_max_backward(n):
     def get(lib):
         def call(grad, x):
-            with lib.no_grad():
-                _, idx = getattr(lib._C._nn, f"adaptive_max_pool{n}d")(x, list(grad.shape[-n:]))
+            _, idx = getattr(lib._C._nn, f"adaptive_max_pool{n}d")(x.detach(), list(grad.shape[-n:]))
             return getattr(lib.ops.aten, f"adaptive_max_pool{n}d_backward")(grad, x, idx)
         return call
     return get
