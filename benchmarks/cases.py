@@ -308,3 +308,38 @@ CASES.update({
     "special.log_ndtr 1M float32": _special_1m(lambda lib: lib.special.log_ndtr, -10.0, 5.0),
     "sinc 1M float32": _special_1m(lambda lib: lib.sinc, -10.0, 10.0),
 })
+
+
+# -- pooling and resampling on 1M-element inputs (window offsets / index gathers over whole outputs) ---------------
+def _x_4d(lib, shape=(4, 16, 128, 128)):
+    return lib.linspace(-3.0, 3.0, 4 * 16 * 128 * 128).reshape(shape)
+
+
+def _pool_case(fn):
+    def case(lib):
+        x = _x_4d(lib)
+        f = fn(lib.nn.functional)
+        return lambda: f(x)
+    return case
+
+
+def _pool3d_case(fn):
+    def case(lib):
+        x = lib.linspace(-3.0, 3.0, 1 << 20).reshape(2, 8, 32, 64, 32)
+        f = fn(lib.nn.functional)
+        return lambda: f(x)
+    return case
+
+
+CASES.update({
+    "max_pool3d k=2 1M float32": _pool3d_case(lambda F: lambda x: F.max_pool3d(x, 2)),
+    "avg_pool3d k=3 s=2 p=1 1M float32": _pool3d_case(lambda F: lambda x: F.avg_pool3d(x, 3, 2, 1)),
+    "adaptive_max_pool2d 1M -> 32x32 float32": _pool_case(lambda F: lambda x: F.adaptive_max_pool2d(x, 32)),
+    "interpolate nearest x2 1M float32": _pool_case(lambda F: lambda x: F.interpolate(x, scale_factor=2.0)),
+    "interpolate bilinear x2 1M float32": _pool_case(
+        lambda F: lambda x: F.interpolate(x, scale_factor=2.0, mode="bilinear")),
+    "interpolate bicubic 256x256 float32": _pool_case(
+        lambda F: lambda x: F.interpolate(x[:1, :1], size=(256, 256), mode="bicubic")),
+    "unfold k=3 1M float32": _pool_case(lambda F: lambda x: F.unfold(x, 3, padding=1)),
+    "pixel_shuffle r=2 1M float32": _pool_case(lambda F: lambda x: F.pixel_shuffle(x, 2)),
+})

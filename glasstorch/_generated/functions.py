@@ -11,6 +11,9 @@ from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _adaptive_avg_pool2d_backward as _op__adaptive_avg_pool2d_backward,
+    _adaptive_avg_pool3d as _op__adaptive_avg_pool3d,
+    _adaptive_avg_pool3d_backward as _op__adaptive_avg_pool3d_backward,
     _coalesce as _op__coalesce,
     _coalesced_ as _op__coalesced_,
     _conj as _op__conj,
@@ -164,6 +167,15 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,
     _unsafe_view as _op__unsafe_view,
+    _upsample_nearest_exact1d as _op__upsample_nearest_exact1d,
+    _upsample_nearest_exact1d_backward as _op__upsample_nearest_exact1d_backward,
+    _upsample_nearest_exact1d_vec as _op__upsample_nearest_exact1d_vec,
+    _upsample_nearest_exact2d as _op__upsample_nearest_exact2d,
+    _upsample_nearest_exact2d_backward as _op__upsample_nearest_exact2d_backward,
+    _upsample_nearest_exact2d_vec as _op__upsample_nearest_exact2d_vec,
+    _upsample_nearest_exact3d as _op__upsample_nearest_exact3d,
+    _upsample_nearest_exact3d_backward as _op__upsample_nearest_exact3d_backward,
+    _upsample_nearest_exact3d_vec as _op__upsample_nearest_exact3d_vec,
     _values as _op__values,
     abs as _op_abs,
     abs_ as _op_abs_,
@@ -177,8 +189,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     acosh as _op_acosh,
     acosh_ as _op_acosh_,
     acosh_out as _op_acosh_out,
+    adaptive_avg_pool1d as _op_adaptive_avg_pool1d,
     adaptive_avg_pool2d as _op_adaptive_avg_pool2d,
     adaptive_avg_pool2d_out as _op_adaptive_avg_pool2d_out,
+    adaptive_avg_pool3d as _op_adaptive_avg_pool3d,
+    adaptive_avg_pool3d_out as _op_adaptive_avg_pool3d_out,
+    adaptive_max_pool1d as _op_adaptive_max_pool1d,
+    adaptive_max_pool2d as _op_adaptive_max_pool2d,
+    adaptive_max_pool2d_backward as _op_adaptive_max_pool2d_backward,
+    adaptive_max_pool2d_out as _op_adaptive_max_pool2d_out,
+    adaptive_max_pool3d as _op_adaptive_max_pool3d,
+    adaptive_max_pool3d_backward as _op_adaptive_max_pool3d_backward,
+    adaptive_max_pool3d_out as _op_adaptive_max_pool3d_out,
     add_Scalar as _op_add_Scalar,
     add_Scalar_out as _op_add_Scalar_out,
     add_Tensor as _op_add_Tensor,
@@ -278,8 +300,15 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     atleast_2d_Sequence as _op_atleast_2d_Sequence,
     atleast_3d as _op_atleast_3d,
     atleast_3d_Sequence as _op_atleast_3d_Sequence,
+    avg_pool1d as _op_avg_pool1d,
     avg_pool2d as _op_avg_pool2d,
+    avg_pool2d_backward as _op_avg_pool2d_backward,
+    avg_pool2d_backward_grad_input as _op_avg_pool2d_backward_grad_input,
     avg_pool2d_out as _op_avg_pool2d_out,
+    avg_pool3d as _op_avg_pool3d,
+    avg_pool3d_backward as _op_avg_pool3d_backward,
+    avg_pool3d_backward_grad_input as _op_avg_pool3d_backward_grad_input,
+    avg_pool3d_out as _op_avg_pool3d_out,
     baddbmm as _op_baddbmm,
     baddbmm_ as _op_baddbmm_,
     baddbmm_dtype as _op_baddbmm_dtype,
@@ -364,6 +393,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     ceil_out as _op_ceil_out,
     celu as _op_celu,
     celu_ as _op_celu_,
+    channel_shuffle as _op_channel_shuffle,
     cholesky as _op_cholesky,
     cholesky_inverse as _op_cholesky_inverse,
     cholesky_inverse_out as _op_cholesky_inverse_out,
@@ -397,6 +427,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     clip_out as _op_clip_out,
     clone as _op_clone,
     coalesce as _op_coalesce,
+    col2im as _op_col2im,
     col_indices as _op_col_indices,
     column_stack as _op_column_stack,
     column_stack_out as _op_column_stack_out,
@@ -705,6 +736,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     igammac as _op_igammac,
     igammac_ as _op_igammac_,
     igammac_out as _op_igammac_out,
+    im2col as _op_im2col,
     imag as _op_imag,
     index_Tensor as _op_index_Tensor,
     index_Tensor_out as _op_index_Tensor_out,
@@ -935,10 +967,23 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     max_dim_max as _op_max_dim_max,
     max_other as _op_max_other,
     max_out as _op_max_out,
+    max_pool1d as _op_max_pool1d,
+    max_pool1d_with_indices as _op_max_pool1d_with_indices,
     max_pool2d as _op_max_pool2d,
     max_pool2d_with_indices as _op_max_pool2d_with_indices,
+    max_pool2d_with_indices_backward as _op_max_pool2d_with_indices_backward,
+    max_pool2d_with_indices_backward_grad_input as _op_max_pool2d_with_indices_backward_grad_input,
     max_pool2d_with_indices_out as _op_max_pool2d_with_indices_out,
+    max_pool3d as _op_max_pool3d,
+    max_pool3d_with_indices as _op_max_pool3d_with_indices,
+    max_pool3d_with_indices_backward as _op_max_pool3d_with_indices_backward,
+    max_pool3d_with_indices_backward_grad_input as _op_max_pool3d_with_indices_backward_grad_input,
+    max_pool3d_with_indices_out as _op_max_pool3d_with_indices_out,
     max_unary_out as _op_max_unary_out,
+    max_unpool2d as _op_max_unpool2d,
+    max_unpool2d_out as _op_max_unpool2d_out,
+    max_unpool3d as _op_max_unpool3d,
+    max_unpool3d_out as _op_max_unpool3d_out,
     maximum as _op_maximum,
     maximum_out as _op_maximum_out,
     mean as _op_mean,
@@ -1008,6 +1053,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     narrow_copy as _op_narrow_copy,
     narrow_copy_out as _op_narrow_copy_out,
     native_batch_norm as _op_native_batch_norm,
+    native_channel_shuffle as _op_native_channel_shuffle,
     native_dropout as _op_native_dropout,
     native_group_norm as _op_native_group_norm,
     native_layer_norm as _op_native_layer_norm,
@@ -1070,6 +1116,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     permute_copy as _op_permute_copy,
     permute_copy_out as _op_permute_copy_out,
     pinverse as _op_pinverse,
+    pixel_shuffle as _op_pixel_shuffle,
+    pixel_unshuffle as _op_pixel_unshuffle,
     polar as _op_polar,
     polar_out as _op_polar_out,
     polygamma as _op_polygamma,
@@ -1554,6 +1602,27 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     unsqueeze_ as _op_unsqueeze_,
     unsqueeze_copy as _op_unsqueeze_copy,
     unsqueeze_copy_out as _op_unsqueeze_copy_out,
+    upsample_bicubic2d as _op_upsample_bicubic2d,
+    upsample_bicubic2d_backward as _op_upsample_bicubic2d_backward,
+    upsample_bicubic2d_vec as _op_upsample_bicubic2d_vec,
+    upsample_bilinear2d as _op_upsample_bilinear2d,
+    upsample_bilinear2d_backward as _op_upsample_bilinear2d_backward,
+    upsample_bilinear2d_vec as _op_upsample_bilinear2d_vec,
+    upsample_linear1d as _op_upsample_linear1d,
+    upsample_linear1d_backward as _op_upsample_linear1d_backward,
+    upsample_linear1d_vec as _op_upsample_linear1d_vec,
+    upsample_nearest1d as _op_upsample_nearest1d,
+    upsample_nearest1d_backward as _op_upsample_nearest1d_backward,
+    upsample_nearest1d_vec as _op_upsample_nearest1d_vec,
+    upsample_nearest2d as _op_upsample_nearest2d,
+    upsample_nearest2d_backward as _op_upsample_nearest2d_backward,
+    upsample_nearest2d_vec as _op_upsample_nearest2d_vec,
+    upsample_nearest3d as _op_upsample_nearest3d,
+    upsample_nearest3d_backward as _op_upsample_nearest3d_backward,
+    upsample_nearest3d_vec as _op_upsample_nearest3d_vec,
+    upsample_trilinear3d as _op_upsample_trilinear3d,
+    upsample_trilinear3d_backward as _op_upsample_trilinear3d_backward,
+    upsample_trilinear3d_vec as _op_upsample_trilinear3d_vec,
     values as _op_values,
     var as _op_var,
     var_correction as _op_var_correction,
@@ -11710,6 +11779,504 @@ def float_power(*args, **kwargs):
         return _wrap(_op_float_power_Tensor_Scalar_out.call(a[0], a[1], a[2]))
 
 
+_sig_pixel_shuffle = _Signatures('pixel_shuffle', [
+    'pixel_shuffle(Tensor input, int upscale_factor)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def pixel_shuffle(*args, **kwargs):
+    """pixel_shuffle(Tensor input, int upscale_factor)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_pixel_shuffle.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_pixel_shuffle.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, pixel_shuffle, args, kwargs)
+    return _wrap(_op_pixel_shuffle.call(a[0], a[1]))
+
+
+_sig_pixel_unshuffle = _Signatures('pixel_unshuffle', [
+    'pixel_unshuffle(Tensor input, int downscale_factor)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def pixel_unshuffle(*args, **kwargs):
+    """pixel_unshuffle(Tensor input, int downscale_factor)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_pixel_unshuffle.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_pixel_unshuffle.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, pixel_unshuffle, args, kwargs)
+    return _wrap(_op_pixel_unshuffle.call(a[0], a[1]))
+
+
+_sig_channel_shuffle = _Signatures('channel_shuffle', [
+    'channel_shuffle(Tensor input, SymInt groups)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def channel_shuffle(*args, **kwargs):
+    """channel_shuffle(Tensor input, SymInt groups)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_channel_shuffle.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_channel_shuffle.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, channel_shuffle, args, kwargs)
+    return _wrap(_op_channel_shuffle.call(a[0], a[1]))
+
+
+_sig_native_channel_shuffle = _Signatures('native_channel_shuffle', [
+    'native_channel_shuffle(Tensor input, SymInt groups)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def native_channel_shuffle(*args, **kwargs):
+    """native_channel_shuffle(Tensor input, SymInt groups)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_native_channel_shuffle.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_native_channel_shuffle.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, native_channel_shuffle, args, kwargs)
+    return _wrap(_op_native_channel_shuffle.call(a[0], a[1]))
+
+
+_sig_max_pool1d_with_indices = _Signatures('max_pool1d_with_indices', [
+    'max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def max_pool1d_with_indices(*args, **kwargs):
+    """max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False)"""
+    try:
+        i, a = _sig_max_pool1d_with_indices.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, max_pool1d_with_indices, args, kwargs)
+    return _wrap_tuple(_op_max_pool1d_with_indices.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_max_pool1d = _Signatures('max_pool1d', [
+    'max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def max_pool1d(*args, **kwargs):
+    """max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False)"""
+    try:
+        i, a = _sig_max_pool1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, max_pool1d, args, kwargs)
+    return _wrap(_op_max_pool1d.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_avg_pool1d = _Signatures('avg_pool1d', [
+    'avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def avg_pool1d(*args, **kwargs):
+    """avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True)"""
+    try:
+        i, a = _sig_avg_pool1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, avg_pool1d, args, kwargs)
+    return _wrap(_op_avg_pool1d.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_adaptive_avg_pool1d = _Signatures('adaptive_avg_pool1d', [
+    'adaptive_avg_pool1d(Tensor input, int[1] output_size)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def adaptive_avg_pool1d(*args, **kwargs):
+    """adaptive_avg_pool1d(Tensor input, int[1] output_size)"""
+    try:
+        i, a = _sig_adaptive_avg_pool1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, adaptive_avg_pool1d, args, kwargs)
+    return _wrap(_op_adaptive_avg_pool1d.call(a[0], a[1]))
+
+
+_sig_adaptive_max_pool1d = _Signatures('adaptive_max_pool1d', [
+    'adaptive_max_pool1d(Tensor input, int[1] output_size)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def adaptive_max_pool1d(*args, **kwargs):
+    """adaptive_max_pool1d(Tensor input, int[1] output_size)"""
+    try:
+        i, a = _sig_adaptive_max_pool1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, adaptive_max_pool1d, args, kwargs)
+    return _wrap_tuple(_op_adaptive_max_pool1d.call(a[0], a[1]))
+
+
+_sig_max_pool3d = _Signatures('max_pool3d', [
+    'max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def max_pool3d(*args, **kwargs):
+    """max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False)"""
+    try:
+        i, a = _sig_max_pool3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, max_pool3d, args, kwargs)
+    return _wrap(_op_max_pool3d.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_max_pool3d_with_indices = _Signatures('max_pool3d_with_indices', [
+    'max_pool3d_with_indices(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def max_pool3d_with_indices(*args, **kwargs):
+    """max_pool3d_with_indices(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor[2]? out=None)"""
+    try:
+        i, a = _sig_max_pool3d_with_indices.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, max_pool3d_with_indices, args, kwargs)
+    if a[6] is None:
+        return _wrap_tuple(_op_max_pool3d_with_indices.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    return _wrap_tuple(_op_max_pool3d_with_indices_out.call(a[0], a[1], a[2], a[3], a[4], a[5], *a[6]))
+
+
+_sig_avg_pool3d = _Signatures('avg_pool3d', [
+    'avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def avg_pool3d(*args, **kwargs):
+    """avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_avg_pool3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, avg_pool3d, args, kwargs)
+    if a[7] is None:
+        return _wrap(_op_avg_pool3d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+    return _wrap(_op_avg_pool3d_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig_adaptive_max_pool2d = _Signatures('adaptive_max_pool2d', [
+    'adaptive_max_pool2d(Tensor input, int[2] output_size, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def adaptive_max_pool2d(*args, **kwargs):
+    """adaptive_max_pool2d(Tensor input, int[2] output_size, *, Tensor[2]? out=None)"""
+    try:
+        i, a = _sig_adaptive_max_pool2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, adaptive_max_pool2d, args, kwargs)
+    if a[2] is None:
+        return _wrap_tuple(_op_adaptive_max_pool2d.call(a[0], a[1]))
+    return _wrap_tuple(_op_adaptive_max_pool2d_out.call(a[0], a[1], *a[2]))
+
+
+_sig_adaptive_max_pool3d = _Signatures('adaptive_max_pool3d', [
+    'adaptive_max_pool3d(Tensor input, int[3] output_size, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def adaptive_max_pool3d(*args, **kwargs):
+    """adaptive_max_pool3d(Tensor input, int[3] output_size, *, Tensor[2]? out=None)"""
+    try:
+        i, a = _sig_adaptive_max_pool3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, adaptive_max_pool3d, args, kwargs)
+    if a[2] is None:
+        return _wrap_tuple(_op_adaptive_max_pool3d.call(a[0], a[1]))
+    return _wrap_tuple(_op_adaptive_max_pool3d_out.call(a[0], a[1], *a[2]))
+
+
+_sig_adaptive_avg_pool3d = _Signatures('adaptive_avg_pool3d', [
+    'adaptive_avg_pool3d(Tensor input, SymInt[3] output_size, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def adaptive_avg_pool3d(*args, **kwargs):
+    """adaptive_avg_pool3d(Tensor input, SymInt[3] output_size, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_adaptive_avg_pool3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, adaptive_avg_pool3d, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_adaptive_avg_pool3d.call(a[0], a[1]))
+    return _wrap(_op_adaptive_avg_pool3d_out.call(a[0], a[1], a[2]))
+
+
+_sig__adaptive_avg_pool3d = _Signatures('_adaptive_avg_pool3d', [
+    '_adaptive_avg_pool3d(Tensor input, SymInt[3] output_size)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _adaptive_avg_pool3d(*args, **kwargs):
+    """_adaptive_avg_pool3d(Tensor input, SymInt[3] output_size)"""
+    try:
+        i, a = _sig__adaptive_avg_pool3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _adaptive_avg_pool3d, args, kwargs)
+    return _wrap(_op__adaptive_avg_pool3d.call(a[0], a[1]))
+
+
+_sig_max_unpool2d = _Signatures('max_unpool2d', [
+    'max_unpool2d(Tensor input, Tensor indices, SymInt[2] output_size, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def max_unpool2d(*args, **kwargs):
+    """max_unpool2d(Tensor input, Tensor indices, SymInt[2] output_size, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_max_unpool2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, max_unpool2d, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_max_unpool2d.call(a[0], a[1], a[2]))
+    return _wrap(_op_max_unpool2d_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_max_unpool3d = _Signatures('max_unpool3d', [
+    'max_unpool3d(Tensor input, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def max_unpool3d(*args, **kwargs):
+    """max_unpool3d(Tensor input, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_max_unpool3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, max_unpool3d, args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_max_unpool3d.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_max_unpool3d_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_upsample_nearest1d = _Signatures('upsample_nearest1d', [
+    'upsample_nearest1d(Tensor input, SymInt[]? output_size, float[]? scale_factors)',
+    'upsample_nearest1d(Tensor input, SymInt[1] output_size, float? scales=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def upsample_nearest1d(*args, **kwargs):
+    """upsample_nearest1d(Tensor input, SymInt[]? output_size, float[]? scale_factors)"""
+    try:
+        i, a = _sig_upsample_nearest1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, upsample_nearest1d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_upsample_nearest1d_vec.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_upsample_nearest1d.call(a[0], a[1], a[2]))
+
+
+_sig_upsample_nearest2d = _Signatures('upsample_nearest2d', [
+    'upsample_nearest2d(Tensor input, SymInt[]? output_size, float[]? scale_factors)',
+    'upsample_nearest2d(Tensor input, SymInt[2] output_size, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def upsample_nearest2d(*args, **kwargs):
+    """upsample_nearest2d(Tensor input, SymInt[]? output_size, float[]? scale_factors)"""
+    try:
+        i, a = _sig_upsample_nearest2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, upsample_nearest2d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_upsample_nearest2d_vec.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_upsample_nearest2d.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_upsample_nearest3d = _Signatures('upsample_nearest3d', [
+    'upsample_nearest3d(Tensor input, SymInt[]? output_size, float[]? scale_factors)',
+    'upsample_nearest3d(Tensor input, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def upsample_nearest3d(*args, **kwargs):
+    """upsample_nearest3d(Tensor input, SymInt[]? output_size, float[]? scale_factors)"""
+    try:
+        i, a = _sig_upsample_nearest3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, upsample_nearest3d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_upsample_nearest3d_vec.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_upsample_nearest3d.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__upsample_nearest_exact1d = _Signatures('_upsample_nearest_exact1d', [
+    '_upsample_nearest_exact1d(Tensor input, SymInt[]? output_size, float[]? scale_factors)',
+    '_upsample_nearest_exact1d(Tensor input, SymInt[1] output_size, float? scales=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _upsample_nearest_exact1d(*args, **kwargs):
+    """_upsample_nearest_exact1d(Tensor input, SymInt[]? output_size, float[]? scale_factors)"""
+    try:
+        i, a = _sig__upsample_nearest_exact1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _upsample_nearest_exact1d, args, kwargs)
+    if i == 0:
+        return _wrap(_op__upsample_nearest_exact1d_vec.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op__upsample_nearest_exact1d.call(a[0], a[1], a[2]))
+
+
+_sig__upsample_nearest_exact2d = _Signatures('_upsample_nearest_exact2d', [
+    '_upsample_nearest_exact2d(Tensor input, SymInt[]? output_size, float[]? scale_factors)',
+    '_upsample_nearest_exact2d(Tensor input, SymInt[2] output_size, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _upsample_nearest_exact2d(*args, **kwargs):
+    """_upsample_nearest_exact2d(Tensor input, SymInt[]? output_size, float[]? scale_factors)"""
+    try:
+        i, a = _sig__upsample_nearest_exact2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _upsample_nearest_exact2d, args, kwargs)
+    if i == 0:
+        return _wrap(_op__upsample_nearest_exact2d_vec.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op__upsample_nearest_exact2d.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__upsample_nearest_exact3d = _Signatures('_upsample_nearest_exact3d', [
+    '_upsample_nearest_exact3d(Tensor input, SymInt[]? output_size, float[]? scale_factors)',
+    '_upsample_nearest_exact3d(Tensor input, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _upsample_nearest_exact3d(*args, **kwargs):
+    """_upsample_nearest_exact3d(Tensor input, SymInt[]? output_size, float[]? scale_factors)"""
+    try:
+        i, a = _sig__upsample_nearest_exact3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _upsample_nearest_exact3d, args, kwargs)
+    if i == 0:
+        return _wrap(_op__upsample_nearest_exact3d_vec.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op__upsample_nearest_exact3d.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_upsample_linear1d = _Signatures('upsample_linear1d', [
+    'upsample_linear1d(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)',
+    'upsample_linear1d(Tensor input, SymInt[1] output_size, bool align_corners, float? scales=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def upsample_linear1d(*args, **kwargs):
+    """upsample_linear1d(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)"""
+    try:
+        i, a = _sig_upsample_linear1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, upsample_linear1d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_upsample_linear1d_vec.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_upsample_linear1d.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_upsample_bilinear2d = _Signatures('upsample_bilinear2d', [
+    'upsample_bilinear2d(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)',
+    'upsample_bilinear2d(Tensor input, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def upsample_bilinear2d(*args, **kwargs):
+    """upsample_bilinear2d(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)"""
+    try:
+        i, a = _sig_upsample_bilinear2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, upsample_bilinear2d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_upsample_bilinear2d_vec.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_upsample_bilinear2d.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_upsample_trilinear3d = _Signatures('upsample_trilinear3d', [
+    'upsample_trilinear3d(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)',
+    'upsample_trilinear3d(Tensor input, SymInt[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def upsample_trilinear3d(*args, **kwargs):
+    """upsample_trilinear3d(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)"""
+    try:
+        i, a = _sig_upsample_trilinear3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, upsample_trilinear3d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_upsample_trilinear3d_vec.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_upsample_trilinear3d.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_upsample_bicubic2d = _Signatures('upsample_bicubic2d', [
+    'upsample_bicubic2d(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)',
+    'upsample_bicubic2d(Tensor input, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def upsample_bicubic2d(*args, **kwargs):
+    """upsample_bicubic2d(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)"""
+    try:
+        i, a = _sig_upsample_bicubic2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, upsample_bicubic2d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_upsample_bicubic2d_vec.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_upsample_bicubic2d.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_im2col = _Signatures('im2col', [
+    'im2col(Tensor input, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def im2col(*args, **kwargs):
+    """im2col(Tensor input, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride)"""
+    try:
+        i, a = _sig_im2col.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, im2col, args, kwargs)
+    return _wrap(_op_im2col.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_col2im = _Signatures('col2im', [
+    'col2im(Tensor input, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def col2im(*args, **kwargs):
+    """col2im(Tensor input, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride)"""
+    try:
+        i, a = _sig_col2im.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, col2im, args, kwargs)
+    return _wrap(_op_col2im.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
 _sig_bernoulli = _Signatures('bernoulli', [
     'bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)',
     'bernoulli(Tensor input, float p, *, Generator? generator=None)',
@@ -17673,9 +18240,9 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
-NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']
+NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', '_upsample_nearest_exact1d', '_upsample_nearest_exact2d', '_upsample_nearest_exact3d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'upsample_nearest3d', 'upsample_trilinear3d']
 SPECIAL_FUNCTIONS = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_digamma', 'special_entr', 'special_erf', 'special_erfc', 'special_erfcx', 'special_erfinv', 'special_exp2', 'special_expit', 'special_expm1', 'special_gammainc', 'special_gammaincc', 'special_gammaln', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log1p', 'special_log_ndtr', 'special_log_softmax', 'special_logit', 'special_logsumexp', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_multigammaln', 'special_ndtr', 'special_ndtri', 'special_polygamma', 'special_psi', 'special_round', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_sinc', 'special_softmax', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_xlogy', 'special_zeta']

@@ -48,7 +48,11 @@ _CUDA_POLICIES = {
              "layer_norm", "log", "log10", "log1p", "log2", "logsumexp", "mse_loss", "native_layer_norm", "nll_loss",
              "nll_loss2d", "pow.Scalar", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "reciprocal", "rms_norm", "rsqrt",
              "sinh", "smooth_l1_loss", "softplus", "tan", "binary_cross_entropy_with_logits", "norm.Scalar",
-             "norm.ScalarOpt_dim", "cosine_similarity"),
+             "norm.ScalarOpt_dim", "cosine_similarity",
+             # the upsampling operators (not their .vec overloads), as torch's CUDA fp32 list
+             "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
+             "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
+             "upsample_trilinear3d", "upsample_bicubic2d"),
     "fp32_set_opt_dtype": ("cumprod", "cumsum", "linalg_vector_norm", "log_softmax.int", "prod", "prod.dim_int",
                            "softmax.int", "sum", "sum.dim_IntList"),
     "promote": ("addcdiv", "addcmul", "atan2", "cross", "dot", "index_put", "scatter_add", "tensordot", "vdot"),
@@ -77,7 +81,10 @@ POLICIES = {
                  # the spectral ops, as torch's CPU fp32 list
                  "fft_fft", "fft_ifft", "fft_fft2", "fft_ifft2", "fft_fftn", "fft_ifftn", "fft_rfft", "fft_irfft",
                  "fft_rfft2", "fft_irfft2", "fft_rfftn", "fft_irfftn", "fft_hfft", "fft_ihfft", "stft",
-                 "stft.center"),
+                 "stft.center",
+                 # pooling and resampling, as torch's CPU fp32 list
+                 "adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "max_pool3d", "max_unpool2d",
+                 "max_unpool3d"),
         "promote": ("cat", "stack", "index_copy"),
     },
     "cuda": _CUDA_POLICIES,

@@ -56,8 +56,7 @@ __all__ = [
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
     "bce_logits_target_backward", "layer_norm_backward", "layer_norm_jvp", "batch_norm_backward", "batch_norm_jvp",
     "group_norm_backward",
-    "rms_norm_backward", "convolution_backward", "convolution_jvp", "max_pool2d_backward", "avg_pool2d_backward",
-    "adaptive_avg_pool2d_backward", "sdpa_backward", "gelu_double_backward",
+    "rms_norm_backward", "convolution_backward", "convolution_jvp", "sdpa_backward", "gelu_double_backward",
 ]
 
 _T = None  # glasstorch module, bound lazily by the generated nodes (formulas use the public API)
@@ -1137,78 +1136,6 @@ def convolution_backward(grad, inp, weight, bias, stride, padding, dilation, tra
     bias_sizes = None if bias is None else list(bias.shape)
     return _T.ops.aten.convolution_backward(grad, inp, weight, bias_sizes, list(stride), list(padding),
                                             list(dilation), transposed, list(output_padding), groups, mask)
-
-
-def _expand(values, n):
-    values = list(values)
-    return values * n if len(values) == 1 else values
-
-
-def max_pool2d_backward(grad, sizes, indices):
-    sizes = tuple(sizes)
-    flat = sizes[:-2] + (sizes[-2] * sizes[-1],)
-    out = _T.zeros(flat, dtype=grad.dtype, device=grad.device)
-    return out.scatter_add(-1, indices.flatten(-2), grad.flatten(-2)).reshape(sizes)
-
-
-def _pool_matrix(osize, isize, windows, dtype, device):
-    """(osize, isize) matrix with weight w for input i in window o: out = A @ in along one dim."""
-    rows = []
-    for start, end, w in windows:
-        row = [0.0] * isize
-        for i in range(max(start, 0), min(end, isize)):
-            row[i] = w
-        rows.append(row)
-    return _T.tensor(rows, dtype=dtype, device=device).reshape(osize, isize)
-
-
-def _avg_windows(osize, isize, k, s, p, count_include_pad, divisor_override):
-    out = []
-    for o in range(osize):
-        start = o * s - p
-        end = min(start + k, isize + p)
-        pool = end - start
-        cs, ce = max(start, 0), min(end, isize)
-        if divisor_override:
-            w = 1.0
-        else:
-            w = 1.0 / (pool if count_include_pad else max(ce - cs, 1))
-        out.append((cs, ce, w))
-    return out
-
-
-def avg_pool2d_backward(grad, sizes, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """The average pool is separable: out = A_h x A_w^T per plane, so d x = A_h^T g A_w."""
-    k = _expand(kernel_size, 2)
-    s = _expand(stride, 2) if len(stride) else k
-    p = _expand(padding, 2)
-    (h, w), (oh, ow) = tuple(sizes)[-2:], grad.shape[-2:]
-    ah = _pool_matrix(oh, h, _avg_windows(oh, h, k[0], s[0], p[0], count_include_pad, divisor_override),
-                      grad.dtype, grad.device)
-    aw = _pool_matrix(ow, w, _avg_windows(ow, w, k[1], s[1], p[1], count_include_pad, divisor_override),
-                      grad.dtype, grad.device)
-    out = ah.t().matmul(grad).matmul(aw)
-    return out / divisor_override if divisor_override else out
-
-
-def adaptive_avg_pool2d_backward(grad, sizes):
-    for d in range(grad.dim() - 3, grad.dim()):
-        if grad.shape[d] == 0:
-            raise RuntimeError(f"adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for "
-                               f"non-batch dimensions, but grad_output has sizes {list(grad.shape)} with dimension {d} "
-                               f"being empty")
-    (h, w), (oh, ow) = tuple(sizes)[-2:], grad.shape[-2:]
-
-    def windows(o_n, i_n):
-        out = []
-        for o in range(o_n):
-            start = (o * i_n) // o_n
-            end = -((-(o + 1) * i_n) // o_n)
-            out.append((start, end, 1.0 / (end - start)))
-        return out
-    ah = _pool_matrix(oh, h, windows(oh, h), grad.dtype, grad.device)
-    aw = _pool_matrix(ow, w, windows(ow, w), grad.dtype, grad.device)
-    return ah.t().matmul(grad).matmul(aw)
 
 
 # -- attention ------------------------------------------------------------------------------------------------------

@@ -349,25 +349,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
-    """``torch._C._nn.avg_pool2d``: 2-D average pooling."""
-    return _gen.avg_pool2d(input, kernel_size, [] if stride is None else stride, padding, ceil_mode,
-                           count_include_pad, divisor_override)
-
-
-def adaptive_avg_pool2d(input, output_size):
-    """2-D average pooling to a fixed ``output_size`` (``None`` keeps that input size)."""
-    return _gen.adaptive_avg_pool2d(input, _list_with_default(output_size, input.size()))
-
-
-def _list_with_default(out_size, defaults):
-    """``torch.nn.modules.utils._list_with_default``: ``None`` entries take the input's trailing sizes."""
-    if isinstance(out_size, int):
-        return out_size
-    if len(defaults) <= len(out_size):
-        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
-    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):], strict=False)]
+avg_pool2d = _gen.avg_pool2d  # torch.nn.functional.avg_pool2d is torch._C._nn.avg_pool2d
 
 
 scaled_dot_product_attention = _gen.scaled_dot_product_attention
@@ -469,4 +451,38 @@ from ._mha import (  # noqa: E402,F401
     _mha_shape_check,
     _none_or_dtype,
     multi_head_attention_forward,
+)
+
+# pooling beyond 2-D and resampling: their own file (nn/_pool_functional.py)
+from ._pool_functional import (  # noqa: E402,F401
+    _list_with_default,
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool1d,
+    avg_pool3d,
+    channel_shuffle,
+    fold,
+    interpolate,
+    local_response_norm,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool3d,
+    max_pool3d_with_indices,
+    max_unpool1d,
+    max_unpool2d,
+    max_unpool3d,
+    native_channel_shuffle,
+    pixel_shuffle,
+    pixel_unshuffle,
+    unfold,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
 )

@@ -445,6 +445,7 @@ def gen_nodes(infos) -> str:
            "from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd.fft_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd.special_formulas import *  # noqa: F401,F403",
+           "from glasstorch.autograd.pool_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd.sparse_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd import graph as _graph",
            "from glasstorch.autograd.graph import _BACKWARD_TWICE, NodeBase, SavedTensor  # noqa: F401",

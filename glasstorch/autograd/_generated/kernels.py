@@ -315,7 +315,12 @@ def _autograd_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, di
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaxPool2DWithIndicesBackward0()
         node.next_edges = record.edges(self)
-        node.self_sizes_ = record.meta(self, 'sizes')
+        node.self_ = record.save(self)
+        node.kernel_size_ = kernel_size
+        node.stride_ = stride
+        node.padding_ = padding
+        node.dilation_ = dilation
+        node.ceil_mode_ = ceil_mode
         result = _op_max_pool2d_with_indices.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
@@ -352,13 +357,13 @@ def _autograd_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, coun
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AvgPool2DBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
         node.kernel_size_ = kernel_size
         node.stride_ = stride
         node.padding_ = padding
         node.ceil_mode_ = ceil_mode
         node.count_include_pad_ = count_include_pad
         node.divisor_override_ = divisor_override
-        node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_avg_pool2d.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         record.output(result, node)
         return result
@@ -393,7 +398,7 @@ def _autograd__adaptive_avg_pool2d(ks, self, output_size):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AdaptiveAvgPool2DBackward0()
         node.next_edges = record.edges(self)
-        node.self_sizes_ = record.meta(self, 'sizes')
+        node.self_ = record.save(self)
         result = _op__adaptive_avg_pool2d.redispatch(ks, self, output_size)
         record.output(result, node)
         return result
@@ -10881,6 +10886,1056 @@ def _autograd_isneginf_out(ks, self, out):
 
 
 register_autograd('aten::isneginf.out', _autograd_isneginf_out)
+
+
+_op_pixel_shuffle = _get_op('aten::pixel_shuffle')
+_fw_pixel_shuffle = FwSpec(_op_pixel_shuffle, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_pixel_shuffle(ks, self, upscale_factor):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_pixel_shuffle, _autograd_pixel_shuffle, ks, self, upscale_factor)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.PixelShuffleBackward0()
+        node.next_edges = record.edges(self)
+        node.upscale_factor_ = upscale_factor
+        result = _op_pixel_shuffle.redispatch(ks, self, upscale_factor)
+        record.output(result, node)
+        return result
+    return _op_pixel_shuffle.redispatch(ks, self, upscale_factor)
+
+
+register_autograd('aten::pixel_shuffle', _autograd_pixel_shuffle)
+
+
+_op_pixel_unshuffle = _get_op('aten::pixel_unshuffle')
+_fw_pixel_unshuffle = FwSpec(_op_pixel_unshuffle, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_pixel_unshuffle(ks, self, downscale_factor):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_pixel_unshuffle, _autograd_pixel_unshuffle, ks, self, downscale_factor)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.PixelUnshuffleBackward0()
+        node.next_edges = record.edges(self)
+        node.downscale_factor_ = downscale_factor
+        result = _op_pixel_unshuffle.redispatch(ks, self, downscale_factor)
+        record.output(result, node)
+        return result
+    return _op_pixel_unshuffle.redispatch(ks, self, downscale_factor)
+
+
+register_autograd('aten::pixel_unshuffle', _autograd_pixel_unshuffle)
+
+
+_op_channel_shuffle = _get_op('aten::channel_shuffle')
+_fw_channel_shuffle = FwSpec(_op_channel_shuffle, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_channel_shuffle(ks, self, groups):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_channel_shuffle, _autograd_channel_shuffle, ks, self, groups)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ChannelShuffleBackward0()
+        node.next_edges = record.edges(self)
+        node.groups_ = groups
+        result = _op_channel_shuffle.redispatch(ks, self, groups)
+        record.output(result, node)
+        return result
+    return _op_channel_shuffle.redispatch(ks, self, groups)
+
+
+register_autograd('aten::channel_shuffle', _autograd_channel_shuffle)
+
+
+_op_max_pool3d_with_indices = _get_op('aten::max_pool3d_with_indices')
+_fw_max_pool3d_with_indices = FwSpec(_op_max_pool3d_with_indices, (0,), (False,), 'functional', None)
+
+
+def _autograd_max_pool3d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_max_pool3d_with_indices, _autograd_max_pool3d_with_indices, ks, self, kernel_size, stride, padding, dilation, ceil_mode)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.MaxPool3DWithIndicesBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.kernel_size_ = kernel_size
+        node.stride_ = stride
+        node.padding_ = padding
+        node.dilation_ = dilation
+        node.ceil_mode_ = ceil_mode
+        result = _op_max_pool3d_with_indices.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_max_pool3d_with_indices.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+register_autograd('aten::max_pool3d_with_indices', _autograd_max_pool3d_with_indices)
+
+
+_op_max_pool3d_with_indices_out = _get_op('aten::max_pool3d_with_indices.out')
+
+
+def _autograd_max_pool3d_with_indices_out(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('max_pool3d_with_indices', self, out, indices)
+    result = _op_max_pool3d_with_indices_out.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('max_pool3d_with_indices', self, out, indices)
+    return result
+
+
+register_autograd('aten::max_pool3d_with_indices.out', _autograd_max_pool3d_with_indices_out)
+
+
+_op_max_pool2d_with_indices_backward = _get_op('aten::max_pool2d_with_indices_backward')
+_fw_max_pool2d_with_indices_backward = FwSpec(_op_max_pool2d_with_indices_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_max_pool2d_with_indices_backward, _autograd_max_pool2d_with_indices_backward, ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.MaxPool2DWithIndicesBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.indices_ = record.save(indices) if node.should_compute_output(0) else None
+        result = _op_max_pool2d_with_indices_backward.redispatch(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+        record.output(result, node)
+        return result
+    return _op_max_pool2d_with_indices_backward.redispatch(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+register_autograd('aten::max_pool2d_with_indices_backward', _autograd_max_pool2d_with_indices_backward)
+
+
+_op_max_pool2d_with_indices_backward_grad_input = _get_op('aten::max_pool2d_with_indices_backward.grad_input')
+
+
+def _autograd_max_pool2d_with_indices_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(indices) is _TI and indices.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('max_pool2d_with_indices_backward', grad_output, self, indices, grad_input)
+    result = _op_max_pool2d_with_indices_backward_grad_input.redispatch(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('max_pool2d_with_indices_backward', grad_output, self, indices, grad_input)
+    return result
+
+
+register_autograd('aten::max_pool2d_with_indices_backward.grad_input', _autograd_max_pool2d_with_indices_backward_grad_input)
+
+
+_op_max_pool3d_with_indices_backward = _get_op('aten::max_pool3d_with_indices_backward')
+_fw_max_pool3d_with_indices_backward = FwSpec(_op_max_pool3d_with_indices_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_max_pool3d_with_indices_backward, _autograd_max_pool3d_with_indices_backward, ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.MaxPool3DWithIndicesBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.indices_ = record.save(indices) if node.should_compute_output(0) else None
+        result = _op_max_pool3d_with_indices_backward.redispatch(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+        record.output(result, node)
+        return result
+    return _op_max_pool3d_with_indices_backward.redispatch(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+register_autograd('aten::max_pool3d_with_indices_backward', _autograd_max_pool3d_with_indices_backward)
+
+
+_op_max_pool3d_with_indices_backward_grad_input = _get_op('aten::max_pool3d_with_indices_backward.grad_input')
+
+
+def _autograd_max_pool3d_with_indices_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(indices) is _TI and indices.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('max_pool3d_with_indices_backward', grad_output, self, indices, grad_input)
+    result = _op_max_pool3d_with_indices_backward_grad_input.redispatch(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('max_pool3d_with_indices_backward', grad_output, self, indices, grad_input)
+    return result
+
+
+register_autograd('aten::max_pool3d_with_indices_backward.grad_input', _autograd_max_pool3d_with_indices_backward_grad_input)
+
+
+_op_avg_pool3d = _get_op('aten::avg_pool3d')
+_fw_avg_pool3d = FwSpec(_op_avg_pool3d, (0,), (False,), 'functional', None)
+
+
+def _autograd_avg_pool3d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_avg_pool3d, _autograd_avg_pool3d, ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.AvgPool3DBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.kernel_size_ = kernel_size
+        node.stride_ = stride
+        node.padding_ = padding
+        node.ceil_mode_ = ceil_mode
+        node.count_include_pad_ = count_include_pad
+        node.divisor_override_ = divisor_override
+        result = _op_avg_pool3d.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        record.output(result, node)
+        return result
+    return _op_avg_pool3d.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+register_autograd('aten::avg_pool3d', _autograd_avg_pool3d)
+
+
+_op_avg_pool3d_out = _get_op('aten::avg_pool3d.out')
+
+
+def _autograd_avg_pool3d_out(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('avg_pool3d', self, out)
+    result = _op_avg_pool3d_out.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('avg_pool3d', self, out)
+    return result
+
+
+register_autograd('aten::avg_pool3d.out', _autograd_avg_pool3d_out)
+
+
+_op_avg_pool2d_backward = _get_op('aten::avg_pool2d_backward')
+_fw_avg_pool2d_backward = FwSpec(_op_avg_pool2d_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_avg_pool2d_backward, _autograd_avg_pool2d_backward, ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.AvgPool2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.kernel_size_ = kernel_size
+        node.stride_ = stride
+        node.padding_ = padding
+        node.ceil_mode_ = ceil_mode
+        node.count_include_pad_ = count_include_pad
+        node.divisor_override_ = divisor_override
+        result = _op_avg_pool2d_backward.redispatch(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        record.output(result, node)
+        return result
+    return _op_avg_pool2d_backward.redispatch(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+register_autograd('aten::avg_pool2d_backward', _autograd_avg_pool2d_backward)
+
+
+_op_avg_pool2d_backward_grad_input = _get_op('aten::avg_pool2d_backward.grad_input')
+
+
+def _autograd_avg_pool2d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('avg_pool2d_backward', grad_output, self, grad_input)
+    result = _op_avg_pool2d_backward_grad_input.redispatch(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('avg_pool2d_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::avg_pool2d_backward.grad_input', _autograd_avg_pool2d_backward_grad_input)
+
+
+_op_avg_pool3d_backward = _get_op('aten::avg_pool3d_backward')
+_fw_avg_pool3d_backward = FwSpec(_op_avg_pool3d_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_avg_pool3d_backward, _autograd_avg_pool3d_backward, ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.AvgPool3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.kernel_size_ = kernel_size
+        node.stride_ = stride
+        node.padding_ = padding
+        node.ceil_mode_ = ceil_mode
+        node.count_include_pad_ = count_include_pad
+        node.divisor_override_ = divisor_override
+        result = _op_avg_pool3d_backward.redispatch(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        record.output(result, node)
+        return result
+    return _op_avg_pool3d_backward.redispatch(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+register_autograd('aten::avg_pool3d_backward', _autograd_avg_pool3d_backward)
+
+
+_op_avg_pool3d_backward_grad_input = _get_op('aten::avg_pool3d_backward.grad_input')
+
+
+def _autograd_avg_pool3d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('avg_pool3d_backward', grad_output, self, grad_input)
+    result = _op_avg_pool3d_backward_grad_input.redispatch(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('avg_pool3d_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::avg_pool3d_backward.grad_input', _autograd_avg_pool3d_backward_grad_input)
+
+
+_op__adaptive_avg_pool2d_backward = _get_op('aten::_adaptive_avg_pool2d_backward')
+_fw__adaptive_avg_pool2d_backward = FwSpec(_op__adaptive_avg_pool2d_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__adaptive_avg_pool2d_backward(ks, grad_output, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__adaptive_avg_pool2d_backward, _autograd__adaptive_avg_pool2d_backward, ks, grad_output, self)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.AdaptiveAvgPool2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(0) else None
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        result = _op__adaptive_avg_pool2d_backward.redispatch(ks, grad_output, self)
+        record.output(result, node)
+        return result
+    return _op__adaptive_avg_pool2d_backward.redispatch(ks, grad_output, self)
+
+
+register_autograd('aten::_adaptive_avg_pool2d_backward', _autograd__adaptive_avg_pool2d_backward)
+
+
+_op__adaptive_avg_pool3d = _get_op('aten::_adaptive_avg_pool3d')
+_fw__adaptive_avg_pool3d = FwSpec(_op__adaptive_avg_pool3d, (0,), (False,), 'functional', None)
+
+
+def _autograd__adaptive_avg_pool3d(ks, self, output_size):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__adaptive_avg_pool3d, _autograd__adaptive_avg_pool3d, ks, self, output_size)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.AdaptiveAvgPool3DBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op__adaptive_avg_pool3d.redispatch(ks, self, output_size)
+        record.output(result, node)
+        return result
+    return _op__adaptive_avg_pool3d.redispatch(ks, self, output_size)
+
+
+register_autograd('aten::_adaptive_avg_pool3d', _autograd__adaptive_avg_pool3d)
+
+
+_op__adaptive_avg_pool3d_backward = _get_op('aten::_adaptive_avg_pool3d_backward')
+_fw__adaptive_avg_pool3d_backward = FwSpec(_op__adaptive_avg_pool3d_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__adaptive_avg_pool3d_backward(ks, grad_output, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__adaptive_avg_pool3d_backward, _autograd__adaptive_avg_pool3d_backward, ks, grad_output, self)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.AdaptiveAvgPool3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(0) else None
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        result = _op__adaptive_avg_pool3d_backward.redispatch(ks, grad_output, self)
+        record.output(result, node)
+        return result
+    return _op__adaptive_avg_pool3d_backward.redispatch(ks, grad_output, self)
+
+
+register_autograd('aten::_adaptive_avg_pool3d_backward', _autograd__adaptive_avg_pool3d_backward)
+
+
+_op_adaptive_max_pool2d = _get_op('aten::adaptive_max_pool2d')
+_fw_adaptive_max_pool2d = FwSpec(_op_adaptive_max_pool2d, (0,), (False,), 'functional', None)
+
+
+def _autograd_adaptive_max_pool2d(ks, self, output_size):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_adaptive_max_pool2d, _autograd_adaptive_max_pool2d, ks, self, output_size)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.AdaptiveMaxPool2DBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_adaptive_max_pool2d.redispatch(ks, self, output_size)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_adaptive_max_pool2d.redispatch(ks, self, output_size)
+
+
+register_autograd('aten::adaptive_max_pool2d', _autograd_adaptive_max_pool2d)
+
+
+_op_adaptive_max_pool2d_out = _get_op('aten::adaptive_max_pool2d.out')
+
+
+def _autograd_adaptive_max_pool2d_out(ks, self, output_size, out, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('adaptive_max_pool2d', self, out, indices)
+    result = _op_adaptive_max_pool2d_out.redispatch(ks, self, output_size, out, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('adaptive_max_pool2d', self, out, indices)
+    return result
+
+
+register_autograd('aten::adaptive_max_pool2d.out', _autograd_adaptive_max_pool2d_out)
+
+
+_op_adaptive_max_pool2d_backward = _get_op('aten::adaptive_max_pool2d_backward')
+_fw_adaptive_max_pool2d_backward = FwSpec(_op_adaptive_max_pool2d_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_adaptive_max_pool2d_backward(ks, grad_output, self, indices):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_adaptive_max_pool2d_backward, _autograd_adaptive_max_pool2d_backward, ks, grad_output, self, indices)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.AdaptiveMaxPool2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.indices_ = record.save(indices) if node.should_compute_output(0) else None
+        result = _op_adaptive_max_pool2d_backward.redispatch(ks, grad_output, self, indices)
+        record.output(result, node)
+        return result
+    return _op_adaptive_max_pool2d_backward.redispatch(ks, grad_output, self, indices)
+
+
+register_autograd('aten::adaptive_max_pool2d_backward', _autograd_adaptive_max_pool2d_backward)
+
+
+_op_adaptive_max_pool3d = _get_op('aten::adaptive_max_pool3d')
+_fw_adaptive_max_pool3d = FwSpec(_op_adaptive_max_pool3d, (0,), (False,), 'functional', None)
+
+
+def _autograd_adaptive_max_pool3d(ks, self, output_size):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_adaptive_max_pool3d, _autograd_adaptive_max_pool3d, ks, self, output_size)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.AdaptiveMaxPool3DBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_adaptive_max_pool3d.redispatch(ks, self, output_size)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_adaptive_max_pool3d.redispatch(ks, self, output_size)
+
+
+register_autograd('aten::adaptive_max_pool3d', _autograd_adaptive_max_pool3d)
+
+
+_op_adaptive_max_pool3d_out = _get_op('aten::adaptive_max_pool3d.out')
+
+
+def _autograd_adaptive_max_pool3d_out(ks, self, output_size, out, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('adaptive_max_pool3d', self, out, indices)
+    result = _op_adaptive_max_pool3d_out.redispatch(ks, self, output_size, out, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('adaptive_max_pool3d', self, out, indices)
+    return result
+
+
+register_autograd('aten::adaptive_max_pool3d.out', _autograd_adaptive_max_pool3d_out)
+
+
+_op_adaptive_max_pool3d_backward = _get_op('aten::adaptive_max_pool3d_backward')
+_fw_adaptive_max_pool3d_backward = FwSpec(_op_adaptive_max_pool3d_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_adaptive_max_pool3d_backward(ks, grad_output, self, indices):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_adaptive_max_pool3d_backward, _autograd_adaptive_max_pool3d_backward, ks, grad_output, self, indices)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.AdaptiveMaxPool3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.indices_ = record.save(indices) if node.should_compute_output(0) else None
+        result = _op_adaptive_max_pool3d_backward.redispatch(ks, grad_output, self, indices)
+        record.output(result, node)
+        return result
+    return _op_adaptive_max_pool3d_backward.redispatch(ks, grad_output, self, indices)
+
+
+register_autograd('aten::adaptive_max_pool3d_backward', _autograd_adaptive_max_pool3d_backward)
+
+
+_op_max_unpool2d = _get_op('aten::max_unpool2d')
+_fw_max_unpool2d = FwSpec(_op_max_unpool2d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_max_unpool2d(ks, self, indices, output_size):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_max_unpool2d, _autograd_max_unpool2d, ks, self, indices, output_size)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.MaxUnpool2DBackward0()
+        node.next_edges = record.edges(self)
+        node.indices_ = record.save(indices)
+        result = _op_max_unpool2d.redispatch(ks, self, indices, output_size)
+        record.output(result, node)
+        return result
+    return _op_max_unpool2d.redispatch(ks, self, indices, output_size)
+
+
+register_autograd('aten::max_unpool2d', _autograd_max_unpool2d)
+
+
+_op_max_unpool2d_out = _get_op('aten::max_unpool2d.out')
+
+
+def _autograd_max_unpool2d_out(ks, self, indices, output_size, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(indices) is _TI and indices.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('max_unpool2d', self, indices, out)
+    result = _op_max_unpool2d_out.redispatch(ks, self, indices, output_size, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('max_unpool2d', self, indices, out)
+    return result
+
+
+register_autograd('aten::max_unpool2d.out', _autograd_max_unpool2d_out)
+
+
+_op_max_unpool3d = _get_op('aten::max_unpool3d')
+_fw_max_unpool3d = FwSpec(_op_max_unpool3d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_max_unpool3d(ks, self, indices, output_size, stride, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_max_unpool3d, _autograd_max_unpool3d, ks, self, indices, output_size, stride, padding)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.MaxUnpool3DBackward0()
+        node.next_edges = record.edges(self)
+        node.indices_ = record.save(indices)
+        result = _op_max_unpool3d.redispatch(ks, self, indices, output_size, stride, padding)
+        record.output(result, node)
+        return result
+    return _op_max_unpool3d.redispatch(ks, self, indices, output_size, stride, padding)
+
+
+register_autograd('aten::max_unpool3d', _autograd_max_unpool3d)
+
+
+_op_max_unpool3d_out = _get_op('aten::max_unpool3d.out')
+
+
+def _autograd_max_unpool3d_out(ks, self, indices, output_size, stride, padding, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(indices) is _TI and indices.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('max_unpool3d', self, indices, out)
+    result = _op_max_unpool3d_out.redispatch(ks, self, indices, output_size, stride, padding, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('max_unpool3d', self, indices, out)
+    return result
+
+
+register_autograd('aten::max_unpool3d.out', _autograd_max_unpool3d_out)
+
+
+_op_upsample_nearest1d = _get_op('aten::upsample_nearest1d')
+_fw_upsample_nearest1d = FwSpec(_op_upsample_nearest1d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest1d(ks, self, output_size, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest1d, _autograd_upsample_nearest1d, ks, self, output_size, scales)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearest1DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_ = scales
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_nearest1d.redispatch(ks, self, output_size, scales)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest1d.redispatch(ks, self, output_size, scales)
+
+
+register_autograd('aten::upsample_nearest1d', _autograd_upsample_nearest1d)
+
+
+_op_upsample_nearest1d_backward = _get_op('aten::upsample_nearest1d_backward')
+_fw_upsample_nearest1d_backward = FwSpec(_op_upsample_nearest1d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest1d_backward, _autograd_upsample_nearest1d_backward, ks, grad_output, output_size, input_size, scales)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearest1DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_ = scales
+        result = _op_upsample_nearest1d_backward.redispatch(ks, grad_output, output_size, input_size, scales)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest1d_backward.redispatch(ks, grad_output, output_size, input_size, scales)
+
+
+register_autograd('aten::upsample_nearest1d_backward', _autograd_upsample_nearest1d_backward)
+
+
+_op_upsample_nearest2d = _get_op('aten::upsample_nearest2d')
+_fw_upsample_nearest2d = FwSpec(_op_upsample_nearest2d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest2d(ks, self, output_size, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest2d, _autograd_upsample_nearest2d, ks, self, output_size, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearest2DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_nearest2d.redispatch(ks, self, output_size, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest2d.redispatch(ks, self, output_size, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_nearest2d', _autograd_upsample_nearest2d)
+
+
+_op_upsample_nearest2d_backward = _get_op('aten::upsample_nearest2d_backward')
+_fw_upsample_nearest2d_backward = FwSpec(_op_upsample_nearest2d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest2d_backward, _autograd_upsample_nearest2d_backward, ks, grad_output, output_size, input_size, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearest2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_nearest2d_backward.redispatch(ks, grad_output, output_size, input_size, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest2d_backward.redispatch(ks, grad_output, output_size, input_size, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_nearest2d_backward', _autograd_upsample_nearest2d_backward)
+
+
+_op_upsample_nearest3d = _get_op('aten::upsample_nearest3d')
+_fw_upsample_nearest3d = FwSpec(_op_upsample_nearest3d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest3d(ks, self, output_size, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest3d, _autograd_upsample_nearest3d, ks, self, output_size, scales_d, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearest3DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_nearest3d.redispatch(ks, self, output_size, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest3d.redispatch(ks, self, output_size, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_nearest3d', _autograd_upsample_nearest3d)
+
+
+_op_upsample_nearest3d_backward = _get_op('aten::upsample_nearest3d_backward')
+_fw_upsample_nearest3d_backward = FwSpec(_op_upsample_nearest3d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_nearest3d_backward, _autograd_upsample_nearest3d_backward, ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearest3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_nearest3d_backward.redispatch(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_nearest3d_backward.redispatch(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_nearest3d_backward', _autograd_upsample_nearest3d_backward)
+
+
+_op__upsample_nearest_exact1d = _get_op('aten::_upsample_nearest_exact1d')
+_fw__upsample_nearest_exact1d = FwSpec(_op__upsample_nearest_exact1d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact1d(ks, self, output_size, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact1d, _autograd__upsample_nearest_exact1d, ks, self, output_size, scales)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearestExact1DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_ = scales
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__upsample_nearest_exact1d.redispatch(ks, self, output_size, scales)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact1d.redispatch(ks, self, output_size, scales)
+
+
+register_autograd('aten::_upsample_nearest_exact1d', _autograd__upsample_nearest_exact1d)
+
+
+_op__upsample_nearest_exact1d_backward = _get_op('aten::_upsample_nearest_exact1d_backward')
+_fw__upsample_nearest_exact1d_backward = FwSpec(_op__upsample_nearest_exact1d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact1d_backward, _autograd__upsample_nearest_exact1d_backward, ks, grad_output, output_size, input_size, scales)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearestExact1DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_ = scales
+        result = _op__upsample_nearest_exact1d_backward.redispatch(ks, grad_output, output_size, input_size, scales)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact1d_backward.redispatch(ks, grad_output, output_size, input_size, scales)
+
+
+register_autograd('aten::_upsample_nearest_exact1d_backward', _autograd__upsample_nearest_exact1d_backward)
+
+
+_op__upsample_nearest_exact2d = _get_op('aten::_upsample_nearest_exact2d')
+_fw__upsample_nearest_exact2d = FwSpec(_op__upsample_nearest_exact2d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact2d(ks, self, output_size, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact2d, _autograd__upsample_nearest_exact2d, ks, self, output_size, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearestExact2DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__upsample_nearest_exact2d.redispatch(ks, self, output_size, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact2d.redispatch(ks, self, output_size, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_nearest_exact2d', _autograd__upsample_nearest_exact2d)
+
+
+_op__upsample_nearest_exact2d_backward = _get_op('aten::_upsample_nearest_exact2d_backward')
+_fw__upsample_nearest_exact2d_backward = FwSpec(_op__upsample_nearest_exact2d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact2d_backward, _autograd__upsample_nearest_exact2d_backward, ks, grad_output, output_size, input_size, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearestExact2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op__upsample_nearest_exact2d_backward.redispatch(ks, grad_output, output_size, input_size, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact2d_backward.redispatch(ks, grad_output, output_size, input_size, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_nearest_exact2d_backward', _autograd__upsample_nearest_exact2d_backward)
+
+
+_op__upsample_nearest_exact3d = _get_op('aten::_upsample_nearest_exact3d')
+_fw__upsample_nearest_exact3d = FwSpec(_op__upsample_nearest_exact3d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact3d(ks, self, output_size, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact3d, _autograd__upsample_nearest_exact3d, ks, self, output_size, scales_d, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleNearestExact3DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__upsample_nearest_exact3d.redispatch(ks, self, output_size, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact3d.redispatch(ks, self, output_size, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_nearest_exact3d', _autograd__upsample_nearest_exact3d)
+
+
+_op__upsample_nearest_exact3d_backward = _get_op('aten::_upsample_nearest_exact3d_backward')
+_fw__upsample_nearest_exact3d_backward = FwSpec(_op__upsample_nearest_exact3d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_nearest_exact3d_backward, _autograd__upsample_nearest_exact3d_backward, ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleNearestExact3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op__upsample_nearest_exact3d_backward.redispatch(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_nearest_exact3d_backward.redispatch(ks, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_nearest_exact3d_backward', _autograd__upsample_nearest_exact3d_backward)
+
+
+_op_upsample_linear1d = _get_op('aten::upsample_linear1d')
+_fw_upsample_linear1d = FwSpec(_op_upsample_linear1d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_linear1d(ks, self, output_size, align_corners, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_linear1d, _autograd_upsample_linear1d, ks, self, output_size, align_corners, scales)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleLinear1DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_ = scales
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_linear1d.redispatch(ks, self, output_size, align_corners, scales)
+        record.output(result, node)
+        return result
+    return _op_upsample_linear1d.redispatch(ks, self, output_size, align_corners, scales)
+
+
+register_autograd('aten::upsample_linear1d', _autograd_upsample_linear1d)
+
+
+_op_upsample_linear1d_backward = _get_op('aten::upsample_linear1d_backward')
+_fw_upsample_linear1d_backward = FwSpec(_op_upsample_linear1d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_corners, scales):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_linear1d_backward, _autograd_upsample_linear1d_backward, ks, grad_output, output_size, input_size, align_corners, scales)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleLinear1DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_ = scales
+        result = _op_upsample_linear1d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales)
+        record.output(result, node)
+        return result
+    return _op_upsample_linear1d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales)
+
+
+register_autograd('aten::upsample_linear1d_backward', _autograd_upsample_linear1d_backward)
+
+
+_op_upsample_bilinear2d = _get_op('aten::upsample_bilinear2d')
+_fw_upsample_bilinear2d = FwSpec(_op_upsample_bilinear2d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_bilinear2d(ks, self, output_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_bilinear2d, _autograd_upsample_bilinear2d, ks, self, output_size, align_corners, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleBilinear2DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_bilinear2d.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_bilinear2d.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_bilinear2d', _autograd_upsample_bilinear2d)
+
+
+_op_upsample_bilinear2d_backward = _get_op('aten::upsample_bilinear2d_backward')
+_fw_upsample_bilinear2d_backward = FwSpec(_op_upsample_bilinear2d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_bilinear2d_backward, _autograd_upsample_bilinear2d_backward, ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleBilinear2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_bilinear2d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_bilinear2d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_bilinear2d_backward', _autograd_upsample_bilinear2d_backward)
+
+
+_op_upsample_trilinear3d = _get_op('aten::upsample_trilinear3d')
+_fw_upsample_trilinear3d = FwSpec(_op_upsample_trilinear3d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_trilinear3d(ks, self, output_size, align_corners, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_trilinear3d, _autograd_upsample_trilinear3d, ks, self, output_size, align_corners, scales_d, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleTrilinear3DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_trilinear3d.redispatch(ks, self, output_size, align_corners, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_trilinear3d.redispatch(ks, self, output_size, align_corners, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_trilinear3d', _autograd_upsample_trilinear3d)
+
+
+_op_upsample_trilinear3d_backward = _get_op('aten::upsample_trilinear3d_backward')
+_fw_upsample_trilinear3d_backward = FwSpec(_op_upsample_trilinear3d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_trilinear3d_backward, _autograd_upsample_trilinear3d_backward, ks, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleTrilinear3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_d_ = scales_d
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_trilinear3d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_trilinear3d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_trilinear3d_backward', _autograd_upsample_trilinear3d_backward)
+
+
+_op_upsample_bicubic2d = _get_op('aten::upsample_bicubic2d')
+_fw_upsample_bicubic2d = FwSpec(_op_upsample_bicubic2d, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_bicubic2d(ks, self, output_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_bicubic2d, _autograd_upsample_bicubic2d, ks, self, output_size, align_corners, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleBicubic2DBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_upsample_bicubic2d.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_bicubic2d.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_bicubic2d', _autograd_upsample_bicubic2d)
+
+
+_op_upsample_bicubic2d_backward = _get_op('aten::upsample_bicubic2d_backward')
+_fw_upsample_bicubic2d_backward = FwSpec(_op_upsample_bicubic2d_backward, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_upsample_bicubic2d_backward, _autograd_upsample_bicubic2d_backward, ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleBicubic2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op_upsample_bicubic2d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op_upsample_bicubic2d_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::upsample_bicubic2d_backward', _autograd_upsample_bicubic2d_backward)
+
+
+_op_im2col = _get_op('aten::im2col')
+_fw_im2col = FwSpec(_op_im2col, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_im2col(ks, self, kernel_size, dilation, padding, stride):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_im2col, _autograd_im2col, ks, self, kernel_size, dilation, padding, stride)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.Im2ColBackward0()
+        node.next_edges = record.edges(self)
+        node.kernel_size_ = kernel_size
+        node.dilation_ = dilation
+        node.padding_ = padding
+        node.stride_ = stride
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_im2col.redispatch(ks, self, kernel_size, dilation, padding, stride)
+        record.output(result, node)
+        return result
+    return _op_im2col.redispatch(ks, self, kernel_size, dilation, padding, stride)
+
+
+register_autograd('aten::im2col', _autograd_im2col)
+
+
+_op_col2im = _get_op('aten::col2im')
+_fw_col2im = FwSpec(_op_col2im, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd_col2im(ks, self, output_size, kernel_size, dilation, padding, stride):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_col2im, _autograd_col2im, ks, self, output_size, kernel_size, dilation, padding, stride)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.Col2ImBackward0()
+        node.next_edges = record.edges(self)
+        node.kernel_size_ = kernel_size
+        node.dilation_ = dilation
+        node.padding_ = padding
+        node.stride_ = stride
+        result = _op_col2im.redispatch(ks, self, output_size, kernel_size, dilation, padding, stride)
+        record.output(result, node)
+        return result
+    return _op_col2im.redispatch(ks, self, output_size, kernel_size, dilation, padding, stride)
+
+
+register_autograd('aten::col2im', _autograd_col2im)
 
 
 _op_bernoulli = _get_op('aten::bernoulli')

@@ -7,6 +7,7 @@ from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.fft_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.special_formulas import *  # noqa: F401,F403
+from glasstorch.autograd.pool_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.sparse_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, NodeBase, SavedTensor  # noqa: F401
@@ -411,26 +412,39 @@ def _ConvolutionBackward1_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias
     return convolution_jvp(input_p, input_t, weight_p, weight_t, bias_t, stride, padding, dilation, transposed, output_padding, groups)
 
 
-def _MaxPool2DWithIndicesBackward0_0(grad, grads, self_sizes, result):
-    return max_pool2d_backward(grad, self_sizes, result[1])
+def _MaxPool2DWithIndicesBackward0_0(grad, grads, self, kernel_size, stride, padding, dilation, ceil_mode, result):
+    return max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result[1])
 
 
 class MaxPool2DWithIndicesBackward0(NodeBase):
     """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/conv.yaml:13)."""
 
-    __slots__ = ('self_sizes_', 'result_')
-    _tensor_slots = ('result_',)
+    __slots__ = ('self_', 'kernel_size_', 'stride_', 'padding_', 'dilation_', 'ceil_mode_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
         result = wrap_saved(node.result_, 'MaxPool2DWithIndicesBackward0', node)
-        self_sizes = node.self_sizes_
+        self = _unpack(node, node.self_, 'MaxPool2DWithIndicesBackward0')
+        kernel_size = node.kernel_size_
+        stride = node.stride_
+        padding = node.padding_
+        dilation = node.dilation_
+        ceil_mode = node.ceil_mode_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_MaxPool2DWithIndicesBackward0_0(grad, grads, self_sizes, result))
+            out[0] = unwrap(_MaxPool2DWithIndicesBackward0_0(grad, grads, self, kernel_size, stride, padding, dilation, ceil_mode, result))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'MaxPool2DWithIndicesBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
 
     @property
     def _saved_result1(self):
@@ -441,35 +455,59 @@ class MaxPool2DWithIndicesBackward0(NodeBase):
         return self.result_[1]
 
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_dilation(self):
+        return self.dilation_
+
+    @property
+    def _saved_ceil_mode(self):
+        return self.ceil_mode_
 
 
-def _AvgPool2DBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, self_sizes):
-    return avg_pool2d_backward(grad, self_sizes, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+def _AvgPool2DBackward0_0(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 class AvgPool2DBackward0(NodeBase):
     """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:17)."""
 
-    __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_sizes_')
-    _tensor_slots = ()
+    __slots__ = ('self_', 'kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_')
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        self = _unpack(node, node.self_, 'AvgPool2DBackward0')
         kernel_size = node.kernel_size_
         stride = node.stride_
         padding = node.padding_
         ceil_mode = node.ceil_mode_
         count_include_pad = node.count_include_pad_
         divisor_override = node.divisor_override_
-        self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_AvgPool2DBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, self_sizes))
+            out[0] = unwrap(_AvgPool2DBackward0_0(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AvgPool2DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
 
     @property
     def _saved_kernel_size(self):
@@ -495,34 +533,34 @@ class AvgPool2DBackward0(NodeBase):
     def _saved_divisor_override(self):
         return self.divisor_override_
 
-    @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
 
-
-def _AdaptiveAvgPool2DBackward0_0(grad, grads, self_sizes):
-    return adaptive_avg_pool2d_backward(grad, self_sizes)
+def _AdaptiveAvgPool2DBackward0_0(grad, grads, self):
+    return adaptive_avg_pool2d_backward(grad, self)
 
 
 class AdaptiveAvgPool2DBackward0(NodeBase):
     """Backward of ``_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:20)."""
 
-    __slots__ = ('self_sizes_',)
-    _tensor_slots = ()
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self_sizes = node.self_sizes_
+        self = _unpack(node, node.self_, 'AdaptiveAvgPool2DBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_AdaptiveAvgPool2DBackward0_0(grad, grads, self_sizes))
+            out[0] = unwrap(_AdaptiveAvgPool2DBackward0_0(grad, grads, self))
         return out
 
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AdaptiveAvgPool2DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
 
 
 def _ViewBackward0_0(grad, grads, self_sizes):
@@ -10712,6 +10750,1635 @@ class NextafterBackward0(NodeBase):
     @property
     def _raw_saved_other(self):
         return self.other_
+
+
+def _PixelShuffleBackward0_0(grad, grads, upscale_factor):
+    return pixel_unshuffle(grad, upscale_factor)
+
+
+class PixelShuffleBackward0(NodeBase):
+    """Backward of ``pixel_shuffle(Tensor self, int upscale_factor) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:4)."""
+
+    __slots__ = ('upscale_factor_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        upscale_factor = node.upscale_factor_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PixelShuffleBackward0_0(grad, grads, upscale_factor))
+        return out
+
+    @property
+    def _saved_upscale_factor(self):
+        return self.upscale_factor_
+
+
+def _PixelUnshuffleBackward0_0(grad, grads, downscale_factor):
+    return pixel_shuffle(grad, downscale_factor)
+
+
+class PixelUnshuffleBackward0(NodeBase):
+    """Backward of ``pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:8)."""
+
+    __slots__ = ('downscale_factor_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        downscale_factor = node.downscale_factor_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PixelUnshuffleBackward0_0(grad, grads, downscale_factor))
+        return out
+
+    @property
+    def _saved_downscale_factor(self):
+        return self.downscale_factor_
+
+
+def _ChannelShuffleBackward0_0(grad, grads, groups):
+    return channel_shuffle(grad, grad.size(1) // groups)
+
+
+class ChannelShuffleBackward0(NodeBase):
+    """Backward of ``channel_shuffle(Tensor self, SymInt groups) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:12)."""
+
+    __slots__ = ('groups_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        groups = node.groups_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ChannelShuffleBackward0_0(grad, grads, groups))
+        return out
+
+    @property
+    def _saved_groups(self):
+        return self.groups_
+
+
+def _MaxPool3DWithIndicesBackward0_0(grad, grads, self, kernel_size, stride, padding, dilation, ceil_mode, result):
+    return max_pool3d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result[1])
+
+
+class MaxPool3DWithIndicesBackward0(NodeBase):
+    """Backward of ``max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/pooling.yaml:16)."""
+
+    __slots__ = ('self_', 'kernel_size_', 'stride_', 'padding_', 'dilation_', 'ceil_mode_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'MaxPool3DWithIndicesBackward0', node)
+        self = _unpack(node, node.self_, 'MaxPool3DWithIndicesBackward0')
+        kernel_size = node.kernel_size_
+        stride = node.stride_
+        padding = node.padding_
+        dilation = node.dilation_
+        ceil_mode = node.ceil_mode_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaxPool3DWithIndicesBackward0_0(grad, grads, self, kernel_size, stride, padding, dilation, ceil_mode, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'MaxPool3DWithIndicesBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'MaxPool3DWithIndicesBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_dilation(self):
+        return self.dilation_
+
+    @property
+    def _saved_ceil_mode(self):
+        return self.ceil_mode_
+
+
+def _MaxPool2DWithIndicesBackwardBackward0_0(grad, grads, self, indices):
+    return max_pool_double_backward(grad, indices, 2)
+
+
+def _MaxPool2DWithIndicesBackwardBackward0_1(grad, grads, self, indices):
+    return zeros_like(self)
+
+
+class MaxPool2DWithIndicesBackwardBackward0(NodeBase):
+    """Backward of ``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:20)."""
+
+    __slots__ = ('self_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'MaxPool2DWithIndicesBackwardBackward0')
+        self = _unpack(node, node.self_, 'MaxPool2DWithIndicesBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaxPool2DWithIndicesBackwardBackward0_0(grad, grads, self, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_MaxPool2DWithIndicesBackwardBackward0_1(grad, grads, self, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'MaxPool2DWithIndicesBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'MaxPool2DWithIndicesBackwardBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _MaxPool3DWithIndicesBackwardBackward0_0(grad, grads, self, indices):
+    return max_pool_double_backward(grad, indices, 3)
+
+
+def _MaxPool3DWithIndicesBackwardBackward0_1(grad, grads, self, indices):
+    return zeros_like(self)
+
+
+class MaxPool3DWithIndicesBackwardBackward0(NodeBase):
+    """Backward of ``max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:25)."""
+
+    __slots__ = ('self_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'MaxPool3DWithIndicesBackwardBackward0')
+        self = _unpack(node, node.self_, 'MaxPool3DWithIndicesBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaxPool3DWithIndicesBackwardBackward0_0(grad, grads, self, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_MaxPool3DWithIndicesBackwardBackward0_1(grad, grads, self, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'MaxPool3DWithIndicesBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'MaxPool3DWithIndicesBackwardBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _AvgPool3DBackward0_0(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return avg_pool3d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+class AvgPool3DBackward0(NodeBase):
+    """Backward of ``avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:30)."""
+
+    __slots__ = ('self_', 'kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'AvgPool3DBackward0')
+        kernel_size = node.kernel_size_
+        stride = node.stride_
+        padding = node.padding_
+        ceil_mode = node.ceil_mode_
+        count_include_pad = node.count_include_pad_
+        divisor_override = node.divisor_override_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AvgPool3DBackward0_0(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AvgPool3DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_ceil_mode(self):
+        return self.ceil_mode_
+
+    @property
+    def _saved_count_include_pad(self):
+        return self.count_include_pad_
+
+    @property
+    def _saved_divisor_override(self):
+        return self.divisor_override_
+
+
+def _AvgPool2DBackwardBackward0_0(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _AvgPool2DBackwardBackward0_1(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return zeros_like(self)
+
+
+class AvgPool2DBackwardBackward0(NodeBase):
+    """Backward of ``avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:33)."""
+
+    __slots__ = ('self_', 'kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'AvgPool2DBackwardBackward0')
+        kernel_size = node.kernel_size_
+        stride = node.stride_
+        padding = node.padding_
+        ceil_mode = node.ceil_mode_
+        count_include_pad = node.count_include_pad_
+        divisor_override = node.divisor_override_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AvgPool2DBackwardBackward0_0(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AvgPool2DBackwardBackward0_1(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AvgPool2DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_ceil_mode(self):
+        return self.ceil_mode_
+
+    @property
+    def _saved_count_include_pad(self):
+        return self.count_include_pad_
+
+    @property
+    def _saved_divisor_override(self):
+        return self.divisor_override_
+
+
+def _AvgPool3DBackwardBackward0_0(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return avg_pool3d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _AvgPool3DBackwardBackward0_1(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return zeros_like(self)
+
+
+class AvgPool3DBackwardBackward0(NodeBase):
+    """Backward of ``avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:37)."""
+
+    __slots__ = ('self_', 'kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'AvgPool3DBackwardBackward0')
+        kernel_size = node.kernel_size_
+        stride = node.stride_
+        padding = node.padding_
+        ceil_mode = node.ceil_mode_
+        count_include_pad = node.count_include_pad_
+        divisor_override = node.divisor_override_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AvgPool3DBackwardBackward0_0(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AvgPool3DBackwardBackward0_1(grad, grads, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AvgPool3DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_ceil_mode(self):
+        return self.ceil_mode_
+
+    @property
+    def _saved_count_include_pad(self):
+        return self.count_include_pad_
+
+    @property
+    def _saved_divisor_override(self):
+        return self.divisor_override_
+
+
+def _AdaptiveAvgPool2DBackwardBackward0_0(grad, grads, grad_output, self):
+    return adaptive_avg_pool_nd(grad, grad_output, 2)
+
+
+def _AdaptiveAvgPool2DBackwardBackward0_1(grad, grads, grad_output, self):
+    return zeros_like(self)
+
+
+class AdaptiveAvgPool2DBackwardBackward0(NodeBase):
+    """Backward of ``_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:41)."""
+
+    __slots__ = ('grad_output_', 'self_')
+    _tensor_slots = ('grad_output_', 'self_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'AdaptiveAvgPool2DBackwardBackward0')
+        self = _unpack(node, node.self_, 'AdaptiveAvgPool2DBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AdaptiveAvgPool2DBackwardBackward0_0(grad, grads, grad_output, self))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AdaptiveAvgPool2DBackwardBackward0_1(grad, grads, grad_output, self))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'AdaptiveAvgPool2DBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AdaptiveAvgPool2DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _AdaptiveAvgPool3DBackward0_0(grad, grads, self):
+    return adaptive_avg_pool3d_backward(grad, self)
+
+
+class AdaptiveAvgPool3DBackward0(NodeBase):
+    """Backward of ``_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:45)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'AdaptiveAvgPool3DBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AdaptiveAvgPool3DBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AdaptiveAvgPool3DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _AdaptiveAvgPool3DBackwardBackward0_0(grad, grads, grad_output, self):
+    return adaptive_avg_pool_nd(grad, grad_output, 3)
+
+
+def _AdaptiveAvgPool3DBackwardBackward0_1(grad, grads, grad_output, self):
+    return zeros_like(self)
+
+
+class AdaptiveAvgPool3DBackwardBackward0(NodeBase):
+    """Backward of ``_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:48)."""
+
+    __slots__ = ('grad_output_', 'self_')
+    _tensor_slots = ('grad_output_', 'self_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'AdaptiveAvgPool3DBackwardBackward0')
+        self = _unpack(node, node.self_, 'AdaptiveAvgPool3DBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AdaptiveAvgPool3DBackwardBackward0_0(grad, grads, grad_output, self))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AdaptiveAvgPool3DBackwardBackward0_1(grad, grads, grad_output, self))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'AdaptiveAvgPool3DBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AdaptiveAvgPool3DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _AdaptiveMaxPool2DBackward0_0(grad, grads, self, result):
+    return adaptive_max_pool2d_backward(grad, self, result[1])
+
+
+class AdaptiveMaxPool2DBackward0(NodeBase):
+    """Backward of ``adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/pooling.yaml:52)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'AdaptiveMaxPool2DBackward0', node)
+        self = _unpack(node, node.self_, 'AdaptiveMaxPool2DBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AdaptiveMaxPool2DBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AdaptiveMaxPool2DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'AdaptiveMaxPool2DBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+
+def _AdaptiveMaxPool2DBackwardBackward0_0(grad, grads, self, indices):
+    return max_pool_double_backward(grad, indices, 2)
+
+
+def _AdaptiveMaxPool2DBackwardBackward0_1(grad, grads, self, indices):
+    return zeros_like(self)
+
+
+class AdaptiveMaxPool2DBackwardBackward0(NodeBase):
+    """Backward of ``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:56)."""
+
+    __slots__ = ('self_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'AdaptiveMaxPool2DBackwardBackward0')
+        self = _unpack(node, node.self_, 'AdaptiveMaxPool2DBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AdaptiveMaxPool2DBackwardBackward0_0(grad, grads, self, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AdaptiveMaxPool2DBackwardBackward0_1(grad, grads, self, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AdaptiveMaxPool2DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'AdaptiveMaxPool2DBackwardBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _AdaptiveMaxPool3DBackward0_0(grad, grads, self, result):
+    return adaptive_max_pool3d_backward(grad, self, result[1])
+
+
+class AdaptiveMaxPool3DBackward0(NodeBase):
+    """Backward of ``adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/pooling.yaml:61)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'AdaptiveMaxPool3DBackward0', node)
+        self = _unpack(node, node.self_, 'AdaptiveMaxPool3DBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AdaptiveMaxPool3DBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AdaptiveMaxPool3DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'AdaptiveMaxPool3DBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+
+def _AdaptiveMaxPool3DBackwardBackward0_0(grad, grads, self, indices):
+    return max_pool_double_backward(grad, indices, 3)
+
+
+def _AdaptiveMaxPool3DBackwardBackward0_1(grad, grads, self, indices):
+    return zeros_like(self)
+
+
+class AdaptiveMaxPool3DBackwardBackward0(NodeBase):
+    """Backward of ``adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:65)."""
+
+    __slots__ = ('self_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'AdaptiveMaxPool3DBackwardBackward0')
+        self = _unpack(node, node.self_, 'AdaptiveMaxPool3DBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AdaptiveMaxPool3DBackwardBackward0_0(grad, grads, self, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AdaptiveMaxPool3DBackwardBackward0_1(grad, grads, self, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AdaptiveMaxPool3DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'AdaptiveMaxPool3DBackwardBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _MaxUnpool2DBackward0_0(grad, grads, indices):
+    return max_pool_double_backward(grad, indices, 2)
+
+
+class MaxUnpool2DBackward0(NodeBase):
+    """Backward of ``max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:70)."""
+
+    __slots__ = ('indices_',)
+    _tensor_slots = ('indices_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'MaxUnpool2DBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaxUnpool2DBackward0_0(grad, grads, indices))
+        return out
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'MaxUnpool2DBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _MaxUnpool3DBackward0_0(grad, grads, indices):
+    return max_pool_double_backward(grad, indices, 3)
+
+
+class MaxUnpool3DBackward0(NodeBase):
+    """Backward of ``max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:75)."""
+
+    __slots__ = ('indices_',)
+    _tensor_slots = ('indices_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'MaxUnpool3DBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaxUnpool3DBackward0_0(grad, grads, indices))
+        return out
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'MaxUnpool3DBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _UpsampleNearest1DBackward0_0(grad, grads, output_size, scales, self_sizes):
+    return upsample_nearest1d_backward(grad, output_size, self_sizes, scales)
+
+
+class UpsampleNearest1DBackward0(NodeBase):
+    """Backward of ``upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:80)."""
+
+    __slots__ = ('output_size_', 'scales_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales = node.scales_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest1DBackward0_0(grad, grads, output_size, scales, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearest1DBackwardBackward0_0(grad, grads, output_size, scales):
+    return upsample_nearest1d(grad, output_size, scales)
+
+
+class UpsampleNearest1DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:84)."""
+
+    __slots__ = ('output_size_', 'scales_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales = node.scales_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest1DBackwardBackward0_0(grad, grads, output_size, scales))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+
+def _UpsampleNearest2DBackward0_0(grad, grads, output_size, scales_h, scales_w, self_sizes):
+    return upsample_nearest2d_backward(grad, output_size, self_sizes, scales_h, scales_w)
+
+
+class UpsampleNearest2DBackward0(NodeBase):
+    """Backward of ``upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:88)."""
+
+    __slots__ = ('output_size_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest2DBackward0_0(grad, grads, output_size, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearest2DBackwardBackward0_0(grad, grads, output_size, scales_h, scales_w):
+    return upsample_nearest2d(grad, output_size, scales_h, scales_w)
+
+
+class UpsampleNearest2DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:92)."""
+
+    __slots__ = ('output_size_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest2DBackwardBackward0_0(grad, grads, output_size, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleNearest3DBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w, self_sizes):
+    return upsample_nearest3d_backward(grad, output_size, self_sizes, scales_d, scales_h, scales_w)
+
+
+class UpsampleNearest3DBackward0(NodeBase):
+    """Backward of ``upsample_nearest3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:96)."""
+
+    __slots__ = ('output_size_', 'scales_d_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest3DBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearest3DBackwardBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w):
+    return upsample_nearest3d(grad, output_size, scales_d, scales_h, scales_w)
+
+
+class UpsampleNearest3DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_nearest3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:100)."""
+
+    __slots__ = ('output_size_', 'scales_d_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearest3DBackwardBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleNearestExact1DBackward0_0(grad, grads, output_size, scales, self_sizes):
+    return _upsample_nearest_exact1d_backward(grad, output_size, self_sizes, scales)
+
+
+class UpsampleNearestExact1DBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:104)."""
+
+    __slots__ = ('output_size_', 'scales_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales = node.scales_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact1DBackward0_0(grad, grads, output_size, scales, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearestExact1DBackwardBackward0_0(grad, grads, output_size, scales):
+    return _upsample_nearest_exact1d(grad, output_size, scales)
+
+
+class UpsampleNearestExact1DBackwardBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:108)."""
+
+    __slots__ = ('output_size_', 'scales_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales = node.scales_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact1DBackwardBackward0_0(grad, grads, output_size, scales))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+
+def _UpsampleNearestExact2DBackward0_0(grad, grads, output_size, scales_h, scales_w, self_sizes):
+    return _upsample_nearest_exact2d_backward(grad, output_size, self_sizes, scales_h, scales_w)
+
+
+class UpsampleNearestExact2DBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:112)."""
+
+    __slots__ = ('output_size_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact2DBackward0_0(grad, grads, output_size, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearestExact2DBackwardBackward0_0(grad, grads, output_size, scales_h, scales_w):
+    return _upsample_nearest_exact2d(grad, output_size, scales_h, scales_w)
+
+
+class UpsampleNearestExact2DBackwardBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:116)."""
+
+    __slots__ = ('output_size_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact2DBackwardBackward0_0(grad, grads, output_size, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleNearestExact3DBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w, self_sizes):
+    return _upsample_nearest_exact3d_backward(grad, output_size, self_sizes, scales_d, scales_h, scales_w)
+
+
+class UpsampleNearestExact3DBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:120)."""
+
+    __slots__ = ('output_size_', 'scales_d_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact3DBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleNearestExact3DBackwardBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w):
+    return _upsample_nearest_exact3d(grad, output_size, scales_d, scales_h, scales_w)
+
+
+class UpsampleNearestExact3DBackwardBackward0(NodeBase):
+    """Backward of ``_upsample_nearest_exact3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:124)."""
+
+    __slots__ = ('output_size_', 'scales_d_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleNearestExact3DBackwardBackward0_0(grad, grads, output_size, scales_d, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleLinear1DBackward0_0(grad, grads, output_size, align_corners, scales, self_sizes):
+    return upsample_linear1d_backward(grad, output_size, self_sizes, align_corners, scales)
+
+
+class UpsampleLinear1DBackward0(NodeBase):
+    """Backward of ``upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:128)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales = node.scales_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleLinear1DBackward0_0(grad, grads, output_size, align_corners, scales, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleLinear1DBackwardBackward0_0(grad, grads, output_size, align_corners, scales):
+    return upsample_linear1d(grad, output_size, align_corners, scales)
+
+
+class UpsampleLinear1DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:132)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales = node.scales_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleLinear1DBackwardBackward0_0(grad, grads, output_size, align_corners, scales))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales(self):
+        return self.scales_
+
+
+def _UpsampleBilinear2DBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes):
+    return upsample_bilinear2d_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+
+
+class UpsampleBilinear2DBackward0(NodeBase):
+    """Backward of ``upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:136)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBilinear2DBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleBilinear2DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w):
+    return upsample_bilinear2d(grad, output_size, align_corners, scales_h, scales_w)
+
+
+class UpsampleBilinear2DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_bilinear2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:140)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBilinear2DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleTrilinear3DBackward0_0(grad, grads, output_size, align_corners, scales_d, scales_h, scales_w, self_sizes):
+    return upsample_trilinear3d_backward(grad, output_size, self_sizes, align_corners, scales_d, scales_h, scales_w)
+
+
+class UpsampleTrilinear3DBackward0(NodeBase):
+    """Backward of ``upsample_trilinear3d(Tensor self, SymInt[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:144)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_d_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleTrilinear3DBackward0_0(grad, grads, output_size, align_corners, scales_d, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleTrilinear3DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_d, scales_h, scales_w):
+    return upsample_trilinear3d(grad, output_size, align_corners, scales_d, scales_h, scales_w)
+
+
+class UpsampleTrilinear3DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:148)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_d_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_d = node.scales_d_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleTrilinear3DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_d, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_d(self):
+        return self.scales_d_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _UpsampleBicubic2DBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes):
+    return upsample_bicubic2d_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+
+
+class UpsampleBicubic2DBackward0(NodeBase):
+    """Backward of ``upsample_bicubic2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:152)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBicubic2DBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleBicubic2DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w):
+    return upsample_bicubic2d(grad, output_size, align_corners, scales_h, scales_w)
+
+
+class UpsampleBicubic2DBackwardBackward0(NodeBase):
+    """Backward of ``upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:156)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBicubic2DBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
+def _Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_sizes):
+    return col2im(grad, list(self_sizes[-2:]), kernel_size, dilation, padding, stride)
+
+
+class Im2ColBackward0(NodeBase):
+    """Backward of ``im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:160)."""
+
+    __slots__ = ('kernel_size_', 'dilation_', 'padding_', 'stride_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        kernel_size = node.kernel_size_
+        dilation = node.dilation_
+        padding = node.padding_
+        stride = node.stride_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_sizes))
+        return out
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_dilation(self):
+        return self.dilation_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _Col2ImBackward0_0(grad, grads, kernel_size, dilation, padding, stride):
+    return im2col(grad, kernel_size, dilation, padding, stride)
+
+
+class Col2ImBackward0(NodeBase):
+    """Backward of ``col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:164)."""
+
+    __slots__ = ('kernel_size_', 'dilation_', 'padding_', 'stride_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        kernel_size = node.kernel_size_
+        dilation = node.dilation_
+        padding = node.padding_
+        stride = node.stride_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Col2ImBackward0_0(grad, grads, kernel_size, dilation, padding, stride))
+        return out
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_dilation(self):
+        return self.dilation_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
 
 
 def _BernoulliBackward0_0(grad, grads):

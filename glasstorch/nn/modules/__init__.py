@@ -31,10 +31,12 @@ from .activation import (  # noqa: F401
     Threshold,
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
+from .channelshuffle import ChannelShuffle  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
 from .conv import Conv1d, Conv2d  # noqa: F401
 from .dropout import Dropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
+from .fold import Fold, Unfold  # noqa: F401
 from .linear import Bilinear, Identity, Linear  # noqa: F401
 from .loss import (  # noqa: F401
     BCELoss,
@@ -48,10 +50,28 @@ from .loss import (  # noqa: F401
     SmoothL1Loss,
 )
 from .module import Module  # noqa: F401
-from .normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: F401
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm  # noqa: F401
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401
+from .pooling import (  # noqa: F401
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
+)
 from .sparse import Embedding  # noqa: F401
 from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401
 
 __all__ = [
     "Module", "CELU", "ELU", "GELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU",
@@ -63,4 +83,9 @@ __all__ = [
     "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "GroupNorm",
     "LayerNorm", "RMSNorm", "AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d", "Embedding", "TransformerEncoder",
     "TransformerEncoderLayer",
+    # pooling and resampling
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "AvgPool1d", "AvgPool3d", "MaxPool1d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+    "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Upsample", "UpsamplingNearest2d",
+    "UpsamplingBilinear2d", "Fold", "Unfold",
 ]

@@ -17,7 +17,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "RMSNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm"]
 
 
 def _as_shape(normalized_shape) -> tuple:
@@ -146,3 +146,28 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
+
+
+class LocalResponseNorm(Module):
+    """Normalize each channel by its neighbours' mean square (``nn.LocalResponseNorm``).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.nn.LocalResponseNorm(2)
+        LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -331,7 +331,7 @@ def pooling_output_shape(in_size, k, pad_l, stride, dilation, ceil_mode):
     if stride == 0:
         raise RuntimeError("stride should not be zero")
     if pad_l < 0:
-        raise RuntimeError(f"pad should be at least zero, but got pad={pad_l}")
+        raise RuntimeError(f"pad must be non-negative, but got pad: {pad_l}")
     if pad_l > ((k - 1) * dilation + 1) // 2:
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad_l}, "
                            f"kernel_size={k} and dilation={dilation}")
@@ -564,8 +564,8 @@ def _adaptive_out(self, output_size, out):
     ih, iw = self.sizes[-2:]
     acc = _compute_dtype(self.dtype)
     x = self.as_numpy().astype(acc, copy=False)
-    rows, rmask, kh = _adaptive_bins(ih, oh)
-    cols, cmask, kw = _adaptive_bins(iw, ow)
+    rows, rmask, kh = adaptive_bins(ih, oh)
+    cols, cmask, kw = adaptive_bins(iw, ow)
     total = np.zeros(x.shape[:-2] + (oh, ow), acc)
     for i in range(rows.shape[1]):
         for j in range(cols.shape[1]):
@@ -577,7 +577,7 @@ def _adaptive_out(self, output_size, out):
     return out
 
 
-def _adaptive_bins(isize, osize):
+def adaptive_bins(isize, osize):
     """Per output index: the input indices of its bin ``[floor(o*I/O), ceil((o+1)*I/O))`` (padded), mask, sizes."""
     start = (np.arange(osize) * isize) // osize
     end = -((-(np.arange(osize) + 1) * isize) // osize)
