@@ -50,7 +50,7 @@ __all__ = [
     "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
-    "hardsigmoid_backward", "hardswish_backward",
+    "hardsigmoid_backward", "hardswish_backward", "hardshrink_backward", "softshrink_backward",
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
@@ -858,6 +858,16 @@ def threshold_backward(grad, x, threshold):
 def hardtanh_backward(grad, x, min_val, max_val):
     """The ``hardtanh_backward`` operator (differentiable again: HardtanhBackwardBackward0)."""
     return _T.ops.aten.hardtanh_backward.default(grad, x, min_val, max_val)
+
+
+def hardshrink_backward(grad, x, lambd):
+    """The ``hardshrink_backward`` operator (differentiable again: HardshrinkBackwardBackward0)."""
+    return _T.ops.aten.hardshrink_backward.default(grad, x, lambd)
+
+
+def softshrink_backward(grad, x, lambd):
+    """The ``softshrink_backward`` operator (differentiable again: SoftshrinkBackwardBackward0)."""
+    return _T.ops.aten.softshrink_backward.default(grad, x, lambd)
 
 
 def leaky_relu_backward(grad, x, negative_slope, self_is_result):

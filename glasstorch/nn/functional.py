@@ -31,6 +31,8 @@ relu_ = _gen.relu_
 selu_ = _gen.selu_
 celu_ = _gen.celu_
 threshold_ = _gen.threshold_
+hardshrink = _gen.hardshrink
+softshrink = _gen.softshrink
 
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -99,8 +101,11 @@ def mish(input, inplace=False):
     return _gen.mish_(input) if inplace else _gen.mish(input)
 
 
-def threshold(input, threshold, value, inplace=False):
+def _threshold(input, threshold, value, inplace=False):
     return _gen.threshold_(input, threshold, value) if inplace else _gen.threshold(input, threshold, value)
+
+
+threshold = _threshold  # torch's F.threshold is its _threshold under a docstring
 
 
 def glu(input, dim=-1):
@@ -397,18 +402,6 @@ def softsign(input):
 def tanhshrink(input):
     """``x - tanh(x)``."""
     return input - input.tanh()
-
-
-def hardshrink(input, lambd=0.5):
-    """``x`` where ``|x| > lambd``, else 0."""
-    return input.masked_fill((input >= -lambd) & (input <= lambd), 0)
-
-
-def softshrink(input, lambd=0.5):
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return input - input.clamp(-lambd, lambd)
 
 
 def prelu(input, weight):

@@ -544,6 +544,14 @@ celu_ = _def('celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)')
 leaky_relu_out = _def('leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)')
 leaky_relu = _def('leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor')
 leaky_relu_ = _def('leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)')
+hardshrink_out = _def('hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)')
+hardshrink = _def('hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor')
+hardshrink_backward_grad_input = _def('hardshrink_backward.grad_input(Tensor grad_out, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!)')
+hardshrink_backward = _def('hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor')
+softshrink_out = _def('softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)')
+softshrink = _def('softshrink(Tensor self, Scalar lambd=0.5) -> Tensor')
+softshrink_backward_grad_input = _def('softshrink_backward.grad_input(Tensor grad_output, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!)')
+softshrink_backward = _def('softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor')
 leaky_relu_backward_grad_input = _def('leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)')
 leaky_relu_backward = _def('leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor')
 hardtanh_backward_grad_input = _def('hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)')
@@ -2589,6 +2597,46 @@ def _leaky_relu__structured(self, negative_slope):
 
 _reg(leaky_relu_, "CPU", _leaky_relu__structured)
 _reg(leaky_relu_, "Meta", _leaky_relu__structured)
+_reg(hardshrink_out, "CPU", _k_kernels_cpu_activation.hardshrink_out)
+_reg(hardshrink_out, "Meta", _k_kernels_cpu_activation.hardshrink_out)
+
+
+def _hardshrink_structured(self, lambd):
+    return _k_kernels_cpu_activation.hardshrink_out(self, lambd, None)
+
+
+_reg(hardshrink, "CPU", _functional(_k_kernels_cpu_activation.hardshrink_out, 2, _hardshrink_structured), '_hardshrink_structured')
+_reg(hardshrink, "Meta", _functional(_k_kernels_cpu_activation.hardshrink_out, 2, _hardshrink_structured), '_hardshrink_structured')
+_reg(hardshrink_backward_grad_input, "CPU", _k_kernels_cpu_activation.hardshrink_backward_out)
+_reg(hardshrink_backward_grad_input, "Meta", _k_kernels_cpu_activation.hardshrink_backward_out)
+
+
+def _hardshrink_backward_structured(grad_out, self, lambd):
+    return _k_kernels_cpu_activation.hardshrink_backward_out(grad_out, self, lambd, None)
+
+
+_reg(hardshrink_backward, "CPU", _functional(_k_kernels_cpu_activation.hardshrink_backward_out, 3, _hardshrink_backward_structured), '_hardshrink_backward_structured')
+_reg(hardshrink_backward, "Meta", _functional(_k_kernels_cpu_activation.hardshrink_backward_out, 3, _hardshrink_backward_structured), '_hardshrink_backward_structured')
+_reg(softshrink_out, "CPU", _k_kernels_cpu_activation.softshrink_out)
+_reg(softshrink_out, "Meta", _k_kernels_cpu_activation.softshrink_out)
+
+
+def _softshrink_structured(self, lambd):
+    return _k_kernels_cpu_activation.softshrink_out(self, lambd, None)
+
+
+_reg(softshrink, "CPU", _functional(_k_kernels_cpu_activation.softshrink_out, 2, _softshrink_structured), '_softshrink_structured')
+_reg(softshrink, "Meta", _functional(_k_kernels_cpu_activation.softshrink_out, 2, _softshrink_structured), '_softshrink_structured')
+_reg(softshrink_backward_grad_input, "CPU", _k_kernels_cpu_activation.softshrink_backward_out)
+_reg(softshrink_backward_grad_input, "Meta", _k_kernels_cpu_activation.softshrink_backward_out)
+
+
+def _softshrink_backward_structured(grad_output, self, lambd):
+    return _k_kernels_cpu_activation.softshrink_backward_out(grad_output, self, lambd, None)
+
+
+_reg(softshrink_backward, "CPU", _functional(_k_kernels_cpu_activation.softshrink_backward_out, 3, _softshrink_backward_structured), '_softshrink_backward_structured')
+_reg(softshrink_backward, "Meta", _functional(_k_kernels_cpu_activation.softshrink_backward_out, 3, _softshrink_backward_structured), '_softshrink_backward_structured')
 _reg(leaky_relu_backward_grad_input, "CPU", _k_kernels_cpu_activation.leaky_relu_backward_out)
 _reg(leaky_relu_backward_grad_input, "Meta", _k_kernels_cpu_activation.leaky_relu_backward_out)
 
@@ -6709,6 +6757,10 @@ _layer(elu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(elu_ba
 _layer(celu_, "ADInplaceOrView", _layers.inplace_kernel(celu_, (0,)))
 _layer(leaky_relu_out, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_out, (2,)))
 _layer(leaky_relu_, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_, (0,)))
+_layer(hardshrink_out, "ADInplaceOrView", _layers.inplace_kernel(hardshrink_out, (2,)))
+_layer(hardshrink_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(hardshrink_backward_grad_input, (3,)))
+_layer(softshrink_out, "ADInplaceOrView", _layers.inplace_kernel(softshrink_out, (2,)))
+_layer(softshrink_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(softshrink_backward_grad_input, (3,)))
 _layer(leaky_relu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_backward_grad_input, (4,)))
 _layer(hardtanh_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(hardtanh_backward_grad_input, (4,)))
 _layer(hardsigmoid_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(hardsigmoid_backward_grad_input, (2,)))

@@ -5248,6 +5248,150 @@ def _autograd_hardtanh_(ks, self, min_val, max_val):
 register_autograd('aten::hardtanh_', _autograd_hardtanh_)
 
 
+_op_hardshrink = _get_op('aten::hardshrink')
+_fw_hardshrink = FwSpec(_op_hardshrink, (0,), (False,), 'functional', _n._HardshrinkBackward0_jvp)
+
+
+def _autograd_hardshrink(ks, self, lambd):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardshrink, _autograd_hardshrink, ks, self, lambd)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.HardshrinkBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.lambd_ = lambd
+        result = _op_hardshrink.redispatch(ks, self, lambd)
+        record.output(result, node)
+        return result
+    return _op_hardshrink.redispatch(ks, self, lambd)
+
+
+register_autograd('aten::hardshrink', _autograd_hardshrink)
+
+
+_op_hardshrink_out = _get_op('aten::hardshrink.out')
+
+
+def _autograd_hardshrink_out(ks, self, lambd, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('hardshrink', self, out)
+    result = _op_hardshrink_out.redispatch(ks, self, lambd, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('hardshrink', self, out)
+    return result
+
+
+register_autograd('aten::hardshrink.out', _autograd_hardshrink_out)
+
+
+_op_hardshrink_backward = _get_op('aten::hardshrink_backward')
+_fw_hardshrink_backward = FwSpec(_op_hardshrink_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_hardshrink_backward(ks, grad_out, self, lambd):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardshrink_backward, _autograd_hardshrink_backward, ks, grad_out, self, lambd)
+    if ((type(grad_out) is _TI and grad_out.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_out, self):
+        node = _n.HardshrinkBackwardBackward0()
+        node.next_edges = record.edges(grad_out, self)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.lambd_ = lambd
+        result = _op_hardshrink_backward.redispatch(ks, grad_out, self, lambd)
+        record.output(result, node)
+        return result
+    return _op_hardshrink_backward.redispatch(ks, grad_out, self, lambd)
+
+
+register_autograd('aten::hardshrink_backward', _autograd_hardshrink_backward)
+
+
+_op_hardshrink_backward_grad_input = _get_op('aten::hardshrink_backward.grad_input')
+
+
+def _autograd_hardshrink_backward_grad_input(ks, grad_out, self, lambd, grad_input):
+    if (type(grad_out) is _TI and grad_out.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('hardshrink_backward', grad_out, self, grad_input)
+    result = _op_hardshrink_backward_grad_input.redispatch(ks, grad_out, self, lambd, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('hardshrink_backward', grad_out, self, grad_input)
+    return result
+
+
+register_autograd('aten::hardshrink_backward.grad_input', _autograd_hardshrink_backward_grad_input)
+
+
+_op_softshrink = _get_op('aten::softshrink')
+_fw_softshrink = FwSpec(_op_softshrink, (0,), (False,), 'functional', _n._SoftshrinkBackward0_jvp)
+
+
+def _autograd_softshrink(ks, self, lambd):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_softshrink, _autograd_softshrink, ks, self, lambd)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SoftshrinkBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.lambd_ = lambd
+        result = _op_softshrink.redispatch(ks, self, lambd)
+        record.output(result, node)
+        return result
+    return _op_softshrink.redispatch(ks, self, lambd)
+
+
+register_autograd('aten::softshrink', _autograd_softshrink)
+
+
+_op_softshrink_out = _get_op('aten::softshrink.out')
+
+
+def _autograd_softshrink_out(ks, self, lambd, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('softshrink', self, out)
+    result = _op_softshrink_out.redispatch(ks, self, lambd, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('softshrink', self, out)
+    return result
+
+
+register_autograd('aten::softshrink.out', _autograd_softshrink_out)
+
+
+_op_softshrink_backward = _get_op('aten::softshrink_backward')
+_fw_softshrink_backward = FwSpec(_op_softshrink_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_softshrink_backward(ks, grad_output, self, lambd):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_softshrink_backward, _autograd_softshrink_backward, ks, grad_output, self, lambd)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.SoftshrinkBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.lambd_ = lambd
+        result = _op_softshrink_backward.redispatch(ks, grad_output, self, lambd)
+        record.output(result, node)
+        return result
+    return _op_softshrink_backward.redispatch(ks, grad_output, self, lambd)
+
+
+register_autograd('aten::softshrink_backward', _autograd_softshrink_backward)
+
+
+_op_softshrink_backward_grad_input = _get_op('aten::softshrink_backward.grad_input')
+
+
+def _autograd_softshrink_backward_grad_input(ks, grad_output, self, lambd, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('softshrink_backward', grad_output, self, grad_input)
+    result = _op_softshrink_backward_grad_input.redispatch(ks, grad_output, self, lambd, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('softshrink_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::softshrink_backward.grad_input', _autograd_softshrink_backward_grad_input)
+
+
 _op_hardtanh_backward = _get_op('aten::hardtanh_backward')
 _fw_hardtanh_backward = FwSpec(_op_hardtanh_backward, (0, 1), (False, False), 'functional', None)
 

@@ -6200,6 +6200,162 @@ def _HardtanhBackward0_jvp(self_p, self_t, min_val, max_val, result):
     return _element_wise(lambda grad: _HardtanhBackward0_0(grad, [grad], self_p, min_val, max_val), self_t)
 
 
+def _HardshrinkBackward0_0(grad, grads, self, lambd):
+    return hardshrink_backward(grad, self, lambd)
+
+
+class HardshrinkBackward0(NodeBase):
+    """Backward of ``hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:78)."""
+
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'HardshrinkBackward0')
+        lambd = node.lambd_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HardshrinkBackward0_0(grad, grads, self, lambd))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'HardshrinkBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_lambd(self):
+        return self.lambd_
+
+
+def _HardshrinkBackward0_jvp(self_p, self_t, lambd, result):
+    return _element_wise(lambda grad: _HardshrinkBackward0_0(grad, [grad], self_p, lambd), self_t)
+
+
+def _HardshrinkBackwardBackward0_0(grad, grads, self, lambd):
+    return hardshrink_backward(grad, self, lambd)
+
+
+def _HardshrinkBackwardBackward0_1(grad, grads, self, lambd):
+    return zeros_like(grad)
+
+
+class HardshrinkBackwardBackward0(NodeBase):
+    """Backward of ``hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:82)."""
+
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_out', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'HardshrinkBackwardBackward0')
+        lambd = node.lambd_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HardshrinkBackwardBackward0_0(grad, grads, self, lambd))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_HardshrinkBackwardBackward0_1(grad, grads, self, lambd))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'HardshrinkBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_lambd(self):
+        return self.lambd_
+
+
+def _SoftshrinkBackward0_0(grad, grads, self, lambd):
+    return softshrink_backward(grad, self, lambd)
+
+
+class SoftshrinkBackward0(NodeBase):
+    """Backward of ``softshrink(Tensor self, Scalar lambd=0.5) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:86)."""
+
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'SoftshrinkBackward0')
+        lambd = node.lambd_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftshrinkBackward0_0(grad, grads, self, lambd))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SoftshrinkBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_lambd(self):
+        return self.lambd_
+
+
+def _SoftshrinkBackward0_jvp(self_p, self_t, lambd, result):
+    return _element_wise(lambda grad: _SoftshrinkBackward0_0(grad, [grad], self_p, lambd), self_t)
+
+
+def _SoftshrinkBackwardBackward0_0(grad, grads, self, lambd):
+    return softshrink_backward(grad, self, lambd)
+
+
+def _SoftshrinkBackwardBackward0_1(grad, grads, self, lambd):
+    return zeros_like(grad)
+
+
+class SoftshrinkBackwardBackward0(NodeBase):
+    """Backward of ``softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:90)."""
+
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'SoftshrinkBackwardBackward0')
+        lambd = node.lambd_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftshrinkBackwardBackward0_0(grad, grads, self, lambd))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SoftshrinkBackwardBackward0_1(grad, grads, self, lambd))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SoftshrinkBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_lambd(self):
+        return self.lambd_
+
+
 def _HardtanhBackwardBackward0_0(grad, grads, self, min_val, max_val):
     return hardtanh_backward(grad, self, min_val, max_val)
 
@@ -6209,7 +6365,7 @@ def _HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackwardBackward0(NodeBase):
-    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:78)."""
+    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:94)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -6250,7 +6406,7 @@ def _HardsigmoidBackward0_0(grad, grads, self):
 
 
 class HardsigmoidBackward0(NodeBase):
-    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:84)."""
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6283,7 +6439,7 @@ def _HardswishBackward0_0(grad, grads, self):
 
 
 class HardswishBackward0(NodeBase):
-    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:88)."""
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:104)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6316,7 +6472,7 @@ def _LogSigmoidBackward0_0(grad, grads, self, result):
 
 
 class LogSigmoidBackward0(NodeBase):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:92)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -6358,7 +6514,7 @@ def _LogSigmoidBackwardBackward0_1(grad, grads, grad_output, self, buffer):
 
 
 class LogSigmoidBackwardBackward0(NodeBase):
-    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:96)."""
+    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
 
     __slots__ = ('grad_output_', 'self_', 'buffer_')
     _tensor_slots = ('grad_output_', 'self_', 'buffer_')
@@ -6407,7 +6563,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(NodeBase):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
 
     __slots__ = ('self_', 'dim_')
     _tensor_slots = ('self_',)
@@ -6441,7 +6597,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class SoftmaxBackward0(NodeBase):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:103)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -6479,7 +6635,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class LogSoftmaxBackward0(NodeBase):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:107)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -6517,7 +6673,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(NodeBase):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:111)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:127)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -6598,7 +6754,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(NodeBase):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:132)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -6652,7 +6808,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(NodeBase):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -6751,7 +6907,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:124)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:140)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -6850,7 +7006,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(NodeBase):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:145)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -6931,7 +7087,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:134)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7025,7 +7181,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:139)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:155)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7112,7 +7268,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:142)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -7155,7 +7311,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:147)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:163)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -7199,7 +7355,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:170)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7219,7 +7375,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:174)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
