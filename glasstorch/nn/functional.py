@@ -129,6 +129,73 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return _gen.dropout_(input, p, training) if inplace else _gen.dropout(input, p, training)
 
 
+def _check_dropout_p(p) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input, p, training, inplace):
+    return _gen.feature_dropout_(input, p, training) if inplace else _gen.feature_dropout(input, p, training)
+
+
+def _channel_dropout(name, input, p, training, inplace, dims, batched_dim):
+    """dropout1d/2d/3d: one draw per channel through ``feature_dropout``; an unbatched input gets a batch dim of 1
+    (2-D's 3-D inputs are taken as batched 1-D, as in torch)."""
+    _check_dropout_p(p)
+    ndim = input.dim()
+    if ndim not in dims:
+        warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error "
+                      f"in a future release. To retain the behavior and silence this warning, please use dropout "
+                      f"instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{dims[0] - 1} spatial dimensions, a channel dimension, and an optional batch dimension "
+                      f"(i.e. {dims[0]}D or {dims[1]}D inputs).", stacklevel=3)
+    if batched_dim is None or ndim == batched_dim:
+        return _feature_dropout(input, p, training, inplace)
+    input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    return result.squeeze_(0) if inplace else result.squeeze(0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an ``(N, C, L)`` or ``(C, L)`` input with probability ``p``."""
+    _check_dropout_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           f"dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           f"channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _channel_dropout("dropout1d", input, p, training, inplace, (2, 3), 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an ``(N, C, H, W)`` input with probability ``p``."""
+    if input.dim() == 3 and 0.0 <= p <= 1.0:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This "
+                      "behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", stacklevel=2)
+    return _channel_dropout("dropout2d", input, p, training, inplace, (3, 4), None)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with probability ``p``."""
+    return _channel_dropout("dropout3d", input, p, training, inplace, (4, 5), 5)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's zero mean and unit variance (dropped elements take SELU's saturation value)."""
+    _check_dropout_p(p)
+    return _gen.alpha_dropout_(input, p, training) if inplace else _gen.alpha_dropout(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels."""
+    _check_dropout_p(p)
+    if inplace:
+        return _gen.feature_alpha_dropout_(input, p, training)
+    return _gen.feature_alpha_dropout(input, p, training)
+
+
 def _verify_batch_size(size) -> None:
     size_prods = size[0]
     for s in size[2:]:

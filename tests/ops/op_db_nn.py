@@ -455,6 +455,17 @@ def dropout_fn_errors():
             ErrorSample((T((3,), dtype="complex64"), 0.5, True), name="complex")]
 
 
+def feature_dropout_samples(dtype):
+    for p, train in ((0.4, True), (0.0, True), (1.0, True), (0.5, False)):
+        yield Sample((T((2, 3, 4)), p, train), name=f"p={p} train={train}")
+    yield Sample((T((3, 4), layout="transposed"), 0.3, True), name="transposed")
+    yield Sample((T((0, 3)), 0.3, True), name="empty")
+
+
+def feature_dropout_errors():
+    return dropout_fn_errors() + [ErrorSample((T((3,)), 0.5, True), name="1-d")]
+
+
 def act_errors(kernel_call_args=()):
     def errors():
         return [ErrorSample((T((3,), dtype="int64"),) + kernel_call_args, name="int"),
@@ -632,6 +643,9 @@ OPS = [
            dtypes=FLOATS + ("int64",)),
     OpInfo("dropout", aten=(), samples=dropout_fn_samples, dtypes=ALL_FLOAT + ("int64",), random=True,
            errors=dropout_fn_errors),
+    *[OpInfo(name, aten=(name, name + "_"), samples=feature_dropout_samples, dtypes=ALL_FLOAT, random=True,
+             errors=feature_dropout_errors if name.startswith("feature") else dropout_fn_errors)
+      for name in ("feature_dropout", "alpha_dropout", "feature_alpha_dropout")],
     OpInfo("native_dropout", aten=("native_dropout",), samples=native_dropout_samples, dtypes=ALL_FLOAT,
            random=True, errors=lambda: [ErrorSample((T((3,)), 1.5, True), name="p > 1"),
                                         ErrorSample((T((3,), dtype="int64"), 0.5, True), name="int")]),

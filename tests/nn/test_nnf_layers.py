@@ -1,0 +1,70 @@
+"""The nn.functional family's layers and functions of issue 21 against torch: dropout variants after equal seeding
+(masks drawn with torch's calls in torch's order), shrink activations, and the losses, forward and input gradients."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from nn_oracle import pair, randn, to_np
+
+import glasstorch
+
+DROPOUTS = [
+    ("Dropout1d", (3, 4, 5), {}), ("Dropout1d-unbatched", (4, 5), {}), ("Dropout2d", (2, 3, 4, 5), {}),
+    ("Dropout2d-3d", (3, 4, 5), {}), ("Dropout3d", (2, 3, 2, 2, 2), {}), ("Dropout3d-unbatched", (3, 2, 2, 2), {}),
+    ("AlphaDropout", (5, 6), {}), ("FeatureAlphaDropout", (2, 3, 4), {}), ("AlphaDropout", (40, 50), {"p": 0.2}),
+]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("name", "shape", "kw"), DROPOUTS, ids=[f"{d[0]}-{len(d[1])}d" for d in DROPOUTS])
+def test_dropout_layers_match_torch_after_seeding(name, shape, kw):
+    cls = name.split("-")[0]
+    gx, tx = pair(randn(*shape))
+    glasstorch.manual_seed(7)
+    torch.manual_seed(7)
+    gy = getattr(glasstorch.nn, cls)(**kw)(gx)
+    ty = getattr(torch.nn, cls)(**kw)(tx)
+    np.testing.assert_allclose(to_np(gy), to_np(ty), rtol=1e-6, atol=1e-6)
+    gy.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(to_np(gx.grad), to_np(tx.grad), rtol=1e-6, atol=1e-6)
+    assert repr(getattr(glasstorch.nn, cls)(0.3)) == repr(getattr(torch.nn, cls)(0.3))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_dropout_layers_eval_and_errors():
+    x = randn(2, 3, 4)
+    for cls in ("Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"):
+        m = getattr(glasstorch.nn, cls)(0.5).eval()
+        np.testing.assert_array_equal(to_np(m(glasstorch.from_numpy(x))), x)
+    with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D input"):
+        glasstorch.nn.functional.dropout1d(glasstorch.ones(2, 3, 4, 5))
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions in the input"):
+        glasstorch.nn.functional.feature_alpha_dropout(glasstorch.ones(3), 0.5, True)
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        glasstorch.nn.functional.alpha_dropout(glasstorch.ones(3), 1.5)
+
+
+def test_bernoulli_float_mask_is_torchs():
+    for m in (glasstorch, torch):
+        m.manual_seed(0)
+    g = glasstorch.empty(5, 5).bernoulli_(0.7)
+    t = torch.empty(5, 5).bernoulli_(0.7)
+    np.testing.assert_array_equal(to_np(g), to_np(t))
+
+
+@pytest.mark.parametrize("name", ["Hardshrink", "Softshrink"])
+def test_shrink_layers_and_out(name):
+    gx, tx = pair(randn(4, 6))
+    gy, ty = getattr(glasstorch.nn, name)(0.4)(gx), getattr(torch.nn, name)(0.4)(tx)
+    np.testing.assert_allclose(to_np(gy), to_np(ty), rtol=1e-6)
+    gy.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(to_np(gx.grad), to_np(tx.grad))
+    fn = name.lower()
+    gout, tout = glasstorch.empty(0), torch.empty(0)
+    getattr(glasstorch.nn.functional, fn)(gx.detach(), 0.4, out=gout)
+    getattr(torch.nn.functional, fn)(tx.detach(), 0.4, out=tout)
+    np.testing.assert_allclose(to_np(gout), to_np(tout), rtol=1e-6)
