@@ -431,6 +431,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cosh as _op_cosh,
     cosh_ as _op_cosh_,
     cosh_out as _op_cosh_out,
+    cosine_embedding_loss as _op_cosine_embedding_loss,
     cosine_similarity as _op_cosine_similarity,
     count_nonzero as _op_count_nonzero,
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
@@ -695,6 +696,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     heaviside as _op_heaviside,
     heaviside_ as _op_heaviside_,
     heaviside_out as _op_heaviside_out,
+    hinge_embedding_loss as _op_hinge_embedding_loss,
     hsplit_array as _op_hsplit_array,
     hsplit_int as _op_hsplit_int,
     hstack as _op_hstack,
@@ -925,6 +927,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lu_solve_out as _op_lu_solve_out,
     lu_unpack as _op_lu_unpack,
     lu_unpack_out as _op_lu_unpack_out,
+    margin_ranking_loss as _op_margin_ranking_loss,
     masked_fill_Scalar as _op_masked_fill_Scalar,
     masked_fill_Tensor as _op_masked_fill_Tensor,
     masked_fill__Scalar as _op_masked_fill__Scalar,
@@ -1078,6 +1081,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     permute_copy as _op_permute_copy,
     permute_copy_out as _op_permute_copy_out,
     pinverse as _op_pinverse,
+    poisson_nll_loss as _op_poisson_nll_loss,
     polar as _op_polar,
     polar_out as _op_polar_out,
     polygamma as _op_polygamma,
@@ -1240,6 +1244,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     slogdet_out as _op_slogdet_out,
     smooth_l1_loss as _op_smooth_l1_loss,
     smooth_l1_loss_out as _op_smooth_l1_loss_out,
+    soft_margin_loss as _op_soft_margin_loss,
     softmax_int as _op_softmax_int,
     softmax_int_out as _op_softmax_int_out,
     softplus as _op_softplus,
@@ -1537,6 +1542,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tril_ as _op_tril_,
     tril_indices as _op_tril_indices,
     tril_out as _op_tril_out,
+    triplet_margin_loss as _op_triplet_margin_loss,
     triu as _op_triu,
     triu_ as _op_triu_,
     triu_indices as _op_triu_indices,
@@ -8183,6 +8189,145 @@ def kl_div(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, kl_div, args, kwargs)
     return _wrap(_op_kl_div.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_cosine_embedding_loss = _Signatures('cosine_embedding_loss', [
+    'cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cosine_embedding_loss(*args, **kwargs):
+    """cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)"""
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is float and _t4 is int and -9223372036854775808 <= _a4 < 9223372036854775808:
+            return _wrap(_op_cosine_embedding_loss.call(_a0._impl, _a1._impl, _a2._impl, _a3, _a4))
+    try:
+        i, a = _sig_cosine_embedding_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cosine_embedding_loss, args, kwargs)
+    return _wrap(_op_cosine_embedding_loss.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_hinge_embedding_loss = _Signatures('hinge_embedding_loss', [
+    'hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hinge_embedding_loss(*args, **kwargs):
+    """hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=Mean)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is float and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_hinge_embedding_loss.call(_a0._impl, _a1._impl, _a2, _a3))
+    try:
+        i, a = _sig_hinge_embedding_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hinge_embedding_loss, args, kwargs)
+    return _wrap(_op_hinge_embedding_loss.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_margin_ranking_loss = _Signatures('margin_ranking_loss', [
+    'margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def margin_ranking_loss(*args, **kwargs):
+    """margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)"""
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is float and _t4 is int and -9223372036854775808 <= _a4 < 9223372036854775808:
+            return _wrap(_op_margin_ranking_loss.call(_a0._impl, _a1._impl, _a2._impl, _a3, _a4))
+    try:
+        i, a = _sig_margin_ranking_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, margin_ranking_loss, args, kwargs)
+    return _wrap(_op_margin_ranking_loss.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_poisson_nll_loss = _Signatures('poisson_nll_loss', [
+    'poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def poisson_nll_loss(*args, **kwargs):
+    """poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)"""
+    if len(args) == 6 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4, _a5 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        _t5 = type(_a5)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is bool and _t3 is bool and _t4 is float and _t5 is int and -9223372036854775808 <= _a5 < 9223372036854775808:
+            return _wrap(_op_poisson_nll_loss.call(_a0._impl, _a1._impl, _a2, _a3, _a4, _a5))
+    try:
+        i, a = _sig_poisson_nll_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, poisson_nll_loss, args, kwargs)
+    return _wrap(_op_poisson_nll_loss.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_triplet_margin_loss = _Signatures('triplet_margin_loss', [
+    'triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def triplet_margin_loss(*args, **kwargs):
+    """triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean)"""
+    if len(args) == 8 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        _t5 = type(_a5)
+        _t6 = type(_a6)
+        _t7 = type(_a7)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is float and _t4 is float and _t5 is float and _t6 is bool and _t7 is int and -9223372036854775808 <= _a7 < 9223372036854775808:
+            return _wrap(_op_triplet_margin_loss.call(_a0._impl, _a1._impl, _a2._impl, _a3, _a4, _a5, _a6, _a7))
+    try:
+        i, a = _sig_triplet_margin_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, triplet_margin_loss, args, kwargs)
+    return _wrap(_op_triplet_margin_loss.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig_soft_margin_loss = _Signatures('soft_margin_loss', [
+    'soft_margin_loss(Tensor input, Tensor target, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def soft_margin_loss(*args, **kwargs):
+    """soft_margin_loss(Tensor input, Tensor target, int reduction=Mean)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_soft_margin_loss.call(_a0._impl, _a1._impl, _a2))
+    try:
+        i, a = _sig_soft_margin_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, soft_margin_loss, args, kwargs)
+    return _wrap(_op_soft_margin_loss.call(a[0], a[1], a[2]))
 
 
 _sig__fused_adam_ = _Signatures('_fused_adam_', [
@@ -17899,9 +18044,9 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
-NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus', 'softshrink', 'softshrink_backward']
+NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'softshrink_backward']
 SPECIAL_FUNCTIONS = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_digamma', 'special_entr', 'special_erf', 'special_erfc', 'special_erfcx', 'special_erfinv', 'special_exp2', 'special_expit', 'special_expm1', 'special_gammainc', 'special_gammaincc', 'special_gammaln', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log1p', 'special_log_ndtr', 'special_log_softmax', 'special_logit', 'special_logsumexp', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_multigammaln', 'special_ndtr', 'special_ndtri', 'special_polygamma', 'special_psi', 'special_round', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_sinc', 'special_softmax', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_xlogy', 'special_zeta']

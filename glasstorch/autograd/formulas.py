@@ -51,6 +51,7 @@ __all__ = [
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward", "hardshrink_backward", "softshrink_backward",
+    "soft_margin_loss_backward",
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
@@ -979,6 +980,14 @@ def bce_target_backward(grad, x, target, weight, reduction):
     if weight is not None:
         out = out * weight
     return out / target.numel() if reduction == 1 else out
+
+
+def soft_margin_loss_backward(grad, x, target, reduction):
+    """``-norm * target * z / (1 + z) * grad`` with ``z = exp(-target * x)`` (torch's order of operations), in
+    differentiable operations (double backward)."""
+    z = (-target * x).exp()
+    norm = 1.0 / x.numel() if reduction == 1 else 1.0
+    return target * z * (-norm) / (z + 1) * grad
 
 
 def bce_logits_backward(grad, x, target, weight, pos_weight, reduction):

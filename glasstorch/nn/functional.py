@@ -11,6 +11,7 @@ The module is organised in sections, one per owning family; add new functions to
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from glasstorch._generated import functions as _gen
@@ -394,6 +395,128 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input.size()[0]
     return reduced
+
+
+def _legacy_enum(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _Reduction.legacy_get_enum(size_average, reduce)
+    return _Reduction.get_enum(reduction)
+
+
+def _legacy_string(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _Reduction.legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _reduce_by_name(loss, reduction, message):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(message)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``1 - cos(x1, x2)`` for ``target == 1``, ``max(0, cos(x1, x2) - margin)`` for ``target == -1``."""
+    return _torch.cosine_embedding_loss(input1, input2, target, margin,
+                                        _legacy_enum(size_average, reduce, reduction))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """``x`` for ``target == 1``, ``max(0, margin - x)`` for ``target == -1``."""
+    return _torch.hinge_embedding_loss(input, target, margin, _legacy_enum(size_average, reduce, reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    reduction_enum = _legacy_enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _torch.margin_ranking_loss(input1, input2, target, margin, reduction_enum)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-y * x))`` (two-class logistic loss)."""
+    return _gen.soft_margin_loss(input, target, _legacy_enum(size_average, reduce, reduction))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Negative log likelihood of ``target`` under a Poisson of rate ``exp(input)`` (or ``input``)."""
+    reduction = _legacy_string(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _torch.poisson_nll_loss(input, target, log_input, full, eps, _Reduction.get_enum(reduction))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """``0.5 * (log(var) + (input - target)**2 / var)`` (+ ``0.5 * log(2 pi)`` when ``full``); ``var`` is clamped
+    to ``eps`` outside autograd."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _torch.ones_like(input)
+    elif _torch.any(var < 0):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():  # one variance per sample, the last dim's
+            var = _torch.unsqueeze(var, -1)
+        elif not (input.ndim == var.ndim
+                  and sum(v for i, v in zip(input.size(), var.size(), strict=True) if i != v) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with _torch.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (_torch.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return _reduce_by_name(loss, reduction, reduction + " is not valid")
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Per-class binary logistic loss averaged over the classes (last dim)."""
+    reduction = _legacy_string(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    return _reduce_by_name(loss, reduction, reduction + " is not valid")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the ``p``-norm distance."""
+    reduction_enum = _legacy_enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _torch.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_enum)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """The triplet loss under any ``distance_function`` (``pairwise_distance`` by default)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           f"inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = _torch.minimum(dist_neg, distance(positive, negative))
+    return _reduce_by_name(_torch.clamp_min(margin + dist_pos - dist_neg, 0), reduction, "")
 
 
 conv1d = _gen.conv1d  # torch.nn.functional.conv1d is torch.conv1d

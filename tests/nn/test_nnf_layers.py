@@ -68,3 +68,40 @@ def test_shrink_layers_and_out(name):
     getattr(glasstorch.nn.functional, fn)(gx.detach(), 0.4, out=gout)
     getattr(torch.nn.functional, fn)(tx.detach(), 0.4, out=tout)
     np.testing.assert_allclose(to_np(gout), to_np(tout), rtol=1e-6)
+
+
+def _pm(*shape):
+    return np.resize(np.array([1.0, -1.0, -1.0, 1.0, 1.0], np.float32), int(np.prod(shape))).reshape(shape)
+
+
+LOSSES = [
+    ("CosineEmbeddingLoss", {"margin": 0.1}, [randn(3, 4), randn(3, 4), _pm(3)]),
+    ("HingeEmbeddingLoss", {"margin": 0.5, "reduction": "sum"}, [randn(3, 4), _pm(3, 4)]),
+    ("MarginRankingLoss", {"margin": 0.2}, [randn(5), randn(5), _pm(5)]),
+    ("SoftMarginLoss", {}, [randn(3, 4), _pm(3, 4)]),
+    ("PoissonNLLLoss", {"full": True}, [randn(3, 4), np.abs(randn(3, 4)) * 3]),
+    ("GaussianNLLLoss", {"reduction": "none"}, [randn(3, 4), randn(3, 4), np.abs(randn(3, 1)) + 0.1]),
+    ("MultiLabelSoftMarginLoss", {}, [randn(3, 4), (randn(3, 4) > 0).astype(np.float32)]),
+    ("TripletMarginLoss", {"p": 1.0, "swap": True}, [randn(3, 4), randn(3, 4), randn(3, 4)]),
+    ("TripletMarginWithDistanceLoss", {}, [randn(3, 4), randn(3, 4), randn(3, 4)]),
+]
+
+
+@pytest.mark.parametrize(("name", "kw", "arrays"), LOSSES, ids=[c[0] for c in LOSSES])
+def test_loss_layers_match_torch(name, kw, arrays):
+    pairs = [pair(a, requires_grad=i == 0) for i, a in enumerate(arrays)]
+    g_mod, t_mod = getattr(glasstorch.nn, name)(**kw), getattr(torch.nn, name)(**kw)
+    assert repr(g_mod) == repr(t_mod)
+    gy, ty = g_mod(*(p[0] for p in pairs)), t_mod(*(p[1] for p in pairs))
+    np.testing.assert_allclose(to_np(gy), to_np(ty), rtol=1e-5, atol=1e-6)
+    gy.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(to_np(pairs[0][0].grad), to_np(pairs[0][1].grad), rtol=1e-5, atol=1e-6)
+
+
+def test_triplet_margin_loss_errors():
+    for m in (glasstorch, torch):
+        with pytest.raises(ValueError, match="expected margin to be greater than 0, got 0 instead"):
+            m.nn.TripletMarginLoss(margin=0)
+    with pytest.raises(RuntimeError, match="anchor 2D, positive 1D, and negative 2D inputs"):
+        glasstorch.nn.functional.triplet_margin_loss(glasstorch.ones(2, 3), glasstorch.ones(3), glasstorch.ones(2, 3))

@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 
+import numpy as np
 from opinfo import FLOATS, HALF, ErrorSample, OpInfo, Sample, T
 
 import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
@@ -403,6 +405,45 @@ def nll_backward_errors(spatial=False):
     return out
 
 
+
+def _pm_one(shape):
+    """A target of +-1 values (and a 0: the losses treat values other than +-1 specially)."""
+    n = math.prod(shape)
+    return T(shape, values=np.resize([1.0, -1.0, 1.0, 0.0, -1.0, -1.0], n).reshape(shape).tolist())
+
+
+def embedding_loss_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), seed=1), _pm_one((3,)), 0.0, 1), name="2-d")
+    yield Sample((T((4,)), T((4,), seed=1), T((), values=-1.0), 0.2, 2), name="1-d margin")
+    yield Sample((T((3, 4)), T((3, 4), seed=1), _pm_one((3,)), 0.5, 0), name="none")
+
+
+def hinge_samples(dtype):
+    yield Sample((T((3, 4)), _pm_one((3, 4)), 1.0, 1), name="mean")
+    yield Sample((T((5,)), _pm_one((5,)), 0.5, 2), name="sum margin")
+
+
+def ranking_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), seed=1), _pm_one((3, 4)), 0.0, 1), name="mean")
+    yield Sample((T((5,)), T((5,), seed=1), _pm_one((5,)), 0.3, 0), name="none")
+
+
+def poisson_samples(dtype):
+    t = T((3, 4), low=0.0, high=4.0, seed=2)
+    yield Sample((T((3, 4)), t, True, False, 1e-8, 1), name="log input")
+    yield Sample((T((3, 4), low=0.1, high=3.0), t, False, True, 1e-8, 2), name="full")
+
+
+def triplet_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), seed=1), T((3, 4), seed=2), 1.0, 2.0, 1e-6, False, 1), name="mean")
+    yield Sample((T((3, 4)), T((3, 4), seed=1), T((3, 4), seed=2), 0.5, 1.0, 1e-6, True, 0), name="p=1 swap")
+
+
+def soft_margin_samples(dtype):
+    yield Sample((T((3, 4)), _pm_one((3, 4)), 1), name="mean")
+    yield Sample((T((5,)), _pm_one((5,)), 0), name="none")
+
+
 OPS = [
     OpInfo("nn.functional.cross_entropy", aten=("cross_entropy_loss",), samples=cross_entropy_samples_tol,
            dtypes=LOSS_DTYPES, errors=cross_entropy_errors),
@@ -460,6 +501,16 @@ OPS = [
            samples=aten_bce_logits_samples, dtypes=LOSS_DTYPES),
     OpInfo("nn.functional.kl_div", aten=(), samples=kl_div_samples, dtypes=LOSS_DTYPES, errors=kl_div_errors),
     OpInfo("kl_div", aten=("kl_div",), samples=aten_kl_div_samples, dtypes=LOSS_DTYPES),
+    OpInfo("cosine_embedding_loss", aten=("cosine_embedding_loss",), samples=embedding_loss_samples,
+           dtypes=LOSS_DTYPES, errors=lambda: [ErrorSample((T((3, 4)), T((3, 4)), T((3, 1))), name="2-d target"),
+                                               ErrorSample((T((4,)), T((4,)), T((3,))), name="1-d inputs")]),
+    OpInfo("hinge_embedding_loss", aten=("hinge_embedding_loss",), samples=hinge_samples, dtypes=LOSS_DTYPES),
+    OpInfo("margin_ranking_loss", aten=("margin_ranking_loss",), samples=ranking_samples, dtypes=LOSS_DTYPES),
+    OpInfo("poisson_nll_loss", aten=("poisson_nll_loss",), samples=poisson_samples, dtypes=LOSS_DTYPES),
+    OpInfo("triplet_margin_loss", aten=("triplet_margin_loss",), samples=triplet_samples, dtypes=LOSS_DTYPES,
+           errors=lambda: [ErrorSample((T((3, 4)), T((4,)), T((3, 4))), name="dims")]),
+    LossOpInfo("_C._nn.soft_margin_loss", aten=("soft_margin_loss",), fn=_C_nn("soft_margin_loss"),
+               samples=soft_margin_samples, dtypes=LOSS_DTYPES),
     OpInfo("cosine_similarity", aten=("cosine_similarity",), samples=cosine_similarity_samples, dtypes=LOSS_DTYPES,
            errors=cosine_similarity_errors),
     OpInfo("nn.functional.cosine_similarity", aten=(), samples=cosine_similarity_samples, dtypes=LOSS_DTYPES),

@@ -15,11 +15,14 @@ Invariant: no data is touched here; all arithmetic happens in the operators call
 
 from __future__ import annotations
 
+import math
+
 from ..._core import dtype as _dt
 from ..aten import aten
 
 __all__ = ["cross_entropy_loss", "nll_loss", "nll_loss_out", "nll_loss_nd", "nll_loss2d", "nll_loss2d_out",
-           "l1_loss", "kl_div", "apply_loss_reduction"]
+           "l1_loss", "kl_div", "apply_loss_reduction", "cosine_embedding_loss", "hinge_embedding_loss",
+           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "soft_margin_loss"]
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -191,3 +194,82 @@ def kl_div(self, target, reduction, log_target):
     else:
         out = aten.sub_Tensor(aten.xlogy_Tensor(target, target), aten.mul_Tensor(target, self), 1)
     return apply_loss_reduction(out, reduction)
+
+
+# -- embedding and ranking losses (Loss.cpp's composites) -------------------------------------------------
+_COS_EPS = 1e-12  # Loss.cpp's EPSILON, added to each squared magnitude
+
+
+def cosine_embedding_loss(input1, input2, target, margin, reduction):
+    """``1 - cos`` where ``target == 1``, ``max(0, cos - margin)`` where ``target == -1``, 0 elsewhere."""
+    tdim = len(target.sizes)
+    if tdim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if tdim == 1 else 1
+    if len(input1.sizes) != want:
+        raise RuntimeError(f"{tdim}D target tensor expects {want}D input tensors, but found inputs with sizes "
+                           f"{_fmt(input1.sizes)} and {_fmt(input2.sizes)}.")
+
+    def sq_sum(a, b):
+        return aten.sum_dim_IntList(aten.mul_Tensor(a, b), [tdim], False, None)
+
+    mag1 = aten.add_Scalar(sq_sum(input1, input1), _COS_EPS, 1)
+    mag2 = aten.add_Scalar(sq_sum(input2, input2), _COS_EPS, 1)
+    cos = aten.div_Tensor(sq_sum(input1, input2), aten.sqrt(aten.mul_Tensor(mag1, mag2)))
+    pos = aten.where_ScalarOther(aten.eq_Scalar(target, 1), aten.rsub_Scalar(cos, 1, 1), 0)
+    neg = aten.where_ScalarOther(aten.eq_Scalar(target, -1), aten.clamp_min(aten.sub_Scalar(cos, margin, 1), 0), 0)
+    return apply_loss_reduction(aten.add_Tensor(pos, neg, 1), reduction)
+
+
+def hinge_embedding_loss(self, target, margin, reduction):
+    """``x`` where ``target != -1`` plus ``max(0, margin - x)`` where ``target != 1``."""
+    hinge = aten.where_ScalarOther(aten.ne_Scalar(target, 1), aten.clamp_min(aten.rsub_Scalar(self, margin, 1), 0), 0)
+    kept = aten.where_ScalarOther(aten.ne_Scalar(target, -1), self, 0)
+    return apply_loss_reduction(aten.add_Tensor(hinge, kept, 1), reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin, reduction):
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    ranked = aten.mul_Tensor(aten.neg(target), aten.sub_Tensor(input1, input2, 1))
+    return apply_loss_reduction(aten.clamp_min(aten.add_Scalar(ranked, margin, 1), 0), reduction)
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """``exp(x) - t * x`` (``log_input``) or ``x - t * log(x + eps)``; ``full`` adds Stirling's term where t > 1."""
+    if log_input:
+        loss = aten.sub_Tensor(aten.exp(input), aten.mul_Tensor(target, input), 1)
+    else:
+        loss = aten.sub_Tensor(input, aten.mul_Tensor(target, aten.log(aten.add_Scalar(input, eps, 1))), 1)
+    if full:
+        t_log_t = aten.sub_Tensor(aten.mul_Tensor(target, aten.log(target)), target, 1)
+        stirling = aten.add_Tensor(t_log_t, aten.mul_Scalar(aten.log(aten.mul_Scalar(target, 2 * math.pi)), 0.5), 1)
+        loss = aten.add_Tensor(loss, aten.masked_fill_Scalar(stirling, aten.le_Scalar(target, 1), 0), 1)
+    return apply_loss_reduction(loss, reduction)
+
+
+def _pairwise_distance(x1, x2, p, eps):
+    """ATen's ``pairwise_distance``: the ``p``-norm of ``x1 - x2 + eps`` over the innermost dim of the two."""
+    dim = max(len(x1.sizes), len(x2.sizes)) - 1
+    return aten.norm_ScalarOpt_dim(aten.add_Scalar(aten.sub_Tensor(x1, x2, 1), eps, 1), p, [dim], False)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction):
+    """``max(0, margin + d(a, p) - d(a, n))``, ``d(a, n)`` replaced by ``min(d(a, n), d(p, n))`` with ``swap``."""
+    dims = (len(anchor.sizes), len(positive.sizes), len(negative.sizes))
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           f"inputs")
+    dist_pos = _pairwise_distance(anchor, positive, p, eps)
+    dist_neg = _pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = aten.min_other(dist_neg, _pairwise_distance(positive, negative, p, eps))
+    loss = aten.clamp_min(aten.sub_Tensor(aten.add_Scalar(dist_pos, margin, 1), dist_neg, 1), 0)
+    return apply_loss_reduction(loss, reduction)
+
+
+def soft_margin_loss(self, target, reduction):
+    """``log(1 + exp(-x * t))``, reduced."""
+    loss = aten.log(aten.add_Scalar(aten.exp(aten.mul_Tensor(aten.neg(self), target)), 1, 1))
+    return apply_loss_reduction(loss, reduction)
+

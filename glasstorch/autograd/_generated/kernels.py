@@ -4523,6 +4523,32 @@ def _autograd_binary_cross_entropy_with_logits(ks, self, target, weight, pos_wei
 register_autograd('aten::binary_cross_entropy_with_logits', _autograd_binary_cross_entropy_with_logits)
 
 
+_op_soft_margin_loss = _get_op('aten::soft_margin_loss')
+_fw_soft_margin_loss = FwSpec(_op_soft_margin_loss, (0,), (False,), 'functional', None)
+
+
+def _autograd_soft_margin_loss(ks, self, target, reduction):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_soft_margin_loss, _autograd_soft_margin_loss, ks, self, target, reduction)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(target) is _TI and target.autograd is not None) and requires_grad_any(target):
+            _not_differentiable('soft_margin_loss', 'target')
+        if _rg:
+            node = _n.SoftMarginLossBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.target_ = record.save(target)
+            node.reduction_ = reduction
+            result = _op_soft_margin_loss.redispatch(ks, self, target, reduction)
+            record.output(result, node)
+            return result
+    return _op_soft_margin_loss.redispatch(ks, self, target, reduction)
+
+
+register_autograd('aten::soft_margin_loss', _autograd_soft_margin_loss)
+
+
 _op_relu = _get_op('aten::relu')
 _fw_relu = FwSpec(_op_relu, (0,), (False,), 'functional', _n._ReluBackward0_jvp)
 

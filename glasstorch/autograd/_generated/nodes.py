@@ -5422,6 +5422,49 @@ class BinaryCrossEntropyWithLogitsBackward0(NodeBase):
         return self.reduction_
 
 
+def _SoftMarginLossBackward0_0(grad, grads, self, target, reduction):
+    return soft_margin_loss_backward(grad, self, target, reduction)
+
+
+class SoftMarginLossBackward0(NodeBase):
+    """Backward of ``soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:47)."""
+
+    __slots__ = ('self_', 'target_', 'reduction_')
+    _tensor_slots = ('self_', 'target_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'SoftMarginLossBackward0')
+        target = _unpack(node, node.target_, 'SoftMarginLossBackward0')
+        reduction = node.reduction_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftMarginLossBackward0_0(grad, grads, self, target, reduction))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SoftMarginLossBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_target(self):
+        return _unpack(self, self.target_, 'SoftMarginLossBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return self.target_
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+
 def _ReluBackward0_0(grad, grads, result):
     return threshold_backward(grad, result, 0)
 

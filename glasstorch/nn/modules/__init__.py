@@ -33,19 +33,29 @@ from .activation import (  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
 from .conv import Conv1d, Conv2d  # noqa: F401
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .linear import Bilinear, Identity, Linear  # noqa: F401
 from .loss import (  # noqa: F401
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
+    MultiLabelSoftMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module  # noqa: F401
 from .normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
@@ -60,8 +70,11 @@ __all__ = [
     "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
     "Sequential", "Conv1d",
     "Conv2d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
-    "Flatten", "Unflatten", "Bilinear", "Identity", "Linear", "BCELoss", "BCEWithLogitsLoss",
+    "Flatten", "PairwiseDistance", "CosineSimilarity",
+    "Unflatten", "Bilinear", "Identity", "Linear", "BCELoss", "BCEWithLogitsLoss",
     "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "GroupNorm",
     "LayerNorm", "RMSNorm", "AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d", "Embedding", "TransformerEncoder",
-    "TransformerEncoderLayer",
+    "TransformerEncoderLayer", "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+    "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
 ]
