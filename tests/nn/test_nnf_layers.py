@@ -105,3 +105,19 @@ def test_triplet_margin_loss_errors():
             m.nn.TripletMarginLoss(margin=0)
     with pytest.raises(RuntimeError, match="anchor 2D, positive 1D, and negative 2D inputs"):
         glasstorch.nn.functional.triplet_margin_loss(glasstorch.ones(2, 3), glasstorch.ones(3), glasstorch.ones(2, 3))
+
+
+@pytest.mark.parametrize("kw", [{}, {"reduction": "none", "ignore_index": 1}, {"reduction": "sum"}])
+def test_linear_cross_entropy_matches_torch(kw):
+    (gx, tx), (gw, tw) = pair(randn(5, 3)), pair(randn(4, 3))
+    gb, tb = pair(randn(4))
+    target = np.array([0, 3, 1, 2, 1])
+    gy = glasstorch.nn.functional.linear_cross_entropy(gx, gw, glasstorch.from_numpy(target), linear_bias=gb, **kw)
+    ty = torch.nn.functional.linear_cross_entropy(tx, tw, torch.from_numpy(target), linear_bias=tb, **kw)
+    np.testing.assert_allclose(to_np(gy), to_np(ty), rtol=1e-5, atol=1e-6)
+    gy.sum().backward()
+    ty.sum().backward()
+    for g, t in ((gx, tx), (gw, tw), (gb, tb)):
+        np.testing.assert_allclose(to_np(g.grad), to_np(t.grad), rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="expected input with dimensionality 1 or 2, got 3"):
+        glasstorch.nn.functional.linear_cross_entropy(glasstorch.ones(2, 2, 3), gw, glasstorch.zeros(2))
