@@ -42,7 +42,8 @@ AUTOCAST_KEY_FOR_DEVICE = {"cpu": "AutocastCPU", "cuda": "AutocastCUDA", "emu": 
 _DEFAULT_DTYPE = {"cpu": bfloat16, "cuda": float16, "emu": float16}
 
 _CUDA_POLICIES = {
-    "lower_precision_fp": ("_convolution", "addbmm", "addmm", "addmv", "baddbmm", "bmm", "conv1d", "conv2d",
+    "lower_precision_fp": ("_convolution", "addbmm", "addmm", "addmv", "baddbmm", "bmm", "conv1d", "conv2d", "conv3d",
+                           "conv_transpose1d", "conv_transpose2d.input", "conv_transpose3d.input",
                            "convolution", "einsum", "linear", "matmul", "mm", "mv", "scaled_dot_product_attention"),
     "fp32": ("acos", "asin", "cosh", "erfinv", "exp", "expm1", "group_norm", "huber_loss", "kl_div", "l1_loss",
              "layer_norm", "log", "log10", "log1p", "log2", "logsumexp", "mse_loss", "native_layer_norm", "nll_loss",
@@ -60,7 +61,9 @@ _CUDA_POLICIES["lower_precision_fp"] += ("linalg_multi_dot", "linalg_vecdot")
 POLICIES = {
     "cpu": {
         "lower_precision_fp": ("addbmm", "addmm", "baddbmm", "bmm", "conv1d", "conv1d.padding", "conv2d",
-                               "conv2d.padding", "linalg_vecdot", "linear", "matmul", "mm",
+                               "conv2d.padding", "conv3d", "conv3d.padding", "conv_transpose1d",
+                               "conv_transpose2d.input", "conv_transpose3d.input", "linalg_vecdot", "linear", "matmul",
+                               "mm",
                                "scaled_dot_product_attention"),
         "fp32": ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy_loss", "huber_loss",
                  "kl_div", "l1_loss", "linalg_svd", "linalg_svdvals", "mse_loss", "nll_loss", "nll_loss2d", "polar",

@@ -121,3 +121,49 @@ def test_linear_cross_entropy_matches_torch(kw):
         np.testing.assert_allclose(to_np(g.grad), to_np(t.grad), rtol=1e-5, atol=1e-6)
     with pytest.raises(RuntimeError, match="expected input with dimensionality 1 or 2, got 3"):
         glasstorch.nn.functional.linear_cross_entropy(glasstorch.ones(2, 2, 3), gw, glasstorch.zeros(2))
+
+
+CONVS = [
+    ("Conv3d", (2, 4, 3), {"stride": 2, "padding": 1, "groups": 2}, (2, 2, 5, 6, 5), None),
+    ("Conv3d", (2, 3, 2), {"padding": "same", "padding_mode": "circular"}, (1, 2, 4, 4, 4), None),
+    ("ConvTranspose1d", (4, 6, 3), {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2}, (2, 4, 7), None),
+    ("ConvTranspose2d", (3, 2, 3), {"stride": 2, "dilation": 2}, (2, 3, 4, 5), [12, 14]),
+    ("ConvTranspose3d", (2, 4, 2), {"stride": (1, 2, 2), "bias": False}, (1, 2, 3, 3, 4), None),
+]
+
+
+@pytest.mark.parametrize(("cls", "args", "kw", "shape", "output_size"), CONVS,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CONVS)])
+def test_conv_layers_match_torch(cls, args, kw, shape, output_size):
+    torch.manual_seed(0)
+    t_mod = getattr(torch.nn, cls)(*args, **kw).double()
+    g_mod = getattr(glasstorch.nn, cls)(*args, **kw).double()
+    assert repr(g_mod) == repr(t_mod)
+    with glasstorch.no_grad():
+        for name, p in t_mod.named_parameters():
+            g_mod.get_parameter(name).copy_(glasstorch.from_numpy(p.detach().numpy().copy()))
+    gx, tx = pair(randn(*shape).astype(np.float64))
+    extra = {} if output_size is None else {"output_size": output_size}
+    gy, ty = g_mod(gx, **extra), t_mod(tx, **extra)
+    np.testing.assert_allclose(to_np(gy), to_np(ty), rtol=1e-10, atol=1e-12)
+    gy.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(to_np(gx.grad), to_np(tx.grad), rtol=1e-10, atol=1e-12)
+    for name, p in t_mod.named_parameters():
+        np.testing.assert_allclose(to_np(g_mod.get_parameter(name).grad), to_np(p.grad), rtol=1e-10, atol=1e-12)
+
+
+def test_complex_conv_is_three_real_convs():
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal((2, 3, 6)) + 1j * rng.standard_normal((2, 3, 6))).astype(np.complex128)
+    w = (rng.standard_normal((4, 3, 3)) + 1j * rng.standard_normal((4, 3, 3))).astype(np.complex128)
+    b = (rng.standard_normal(4) + 1j * rng.standard_normal(4)).astype(np.complex128)
+    (gx, tx), (gw, tw), (gb, tb) = pair(x, True), pair(w, True), pair(b, True)
+    for fn in ("conv1d", "conv_transpose1d"):
+        wt = (gw, tw) if fn == "conv1d" else (gw.transpose(0, 1), tw.transpose(0, 1))
+        gy = getattr(glasstorch.nn.functional, fn)(gx, wt[0], gb if fn == "conv1d" else None, padding=1)
+        ty = getattr(torch.nn.functional, fn)(tx, wt[1], tb if fn == "conv1d" else None, padding=1)
+        np.testing.assert_allclose(np.asarray(gy.detach().numpy()), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
+        gy.abs().sum().backward()
+        ty.abs().sum().backward()
+        np.testing.assert_allclose(gx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)

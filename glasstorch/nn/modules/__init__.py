@@ -32,7 +32,7 @@ from .activation import (  # noqa: F401
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
-from .conv import Conv1d, Conv2d  # noqa: F401
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
@@ -68,7 +68,7 @@ __all__ = [
     "LogSigmoid", "LogSoftmax", "Mish", "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
     "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "BatchNorm1d",
     "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
-    "Sequential", "Conv1d",
+    "Sequential", "Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     "Conv2d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     "Flatten", "PairwiseDistance", "CosineSimilarity",
     "Unflatten", "Bilinear", "Identity", "Linear", "BCELoss", "BCEWithLogitsLoss",
