@@ -740,6 +740,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     indices as _op_indices,
     inner as _op_inner,
     inner_out as _op_inner_out,
+    instance_norm as _op_instance_norm,
     inverse as _op_inverse,
     inverse_out as _op_inverse_out,
     is_coalesced as _op_is_coalesced,

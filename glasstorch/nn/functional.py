@@ -224,6 +224,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _gen.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)
 
 
+def _verify_spatial_size(size) -> None:
+    if math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalize each (sample, channel) plane by its own statistics (or by the running ones)."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    return _gen.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                              _torch.backends.cudnn.enabled)
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")

@@ -167,3 +167,29 @@ def test_complex_conv_is_three_real_convs():
         gy.abs().sum().backward()
         ty.abs().sum().backward()
         np.testing.assert_allclose(gx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+NORMS = [("InstanceNorm1d", {}, (3, 4, 6), True), ("InstanceNorm1d", {"affine": True}, (4, 6), True),
+         ("InstanceNorm2d", {"track_running_stats": True}, (2, 3, 4, 5), True),
+         ("InstanceNorm2d", {"track_running_stats": True, "affine": True}, (2, 3, 4, 5), False),
+         ("InstanceNorm3d", {"momentum": 0.3, "track_running_stats": True}, (2, 3, 2, 3, 2), True)]
+
+
+@pytest.mark.parametrize(("cls", "kw", "shape", "train"), NORMS, ids=[f"{n[0]}-{i}" for i, n in enumerate(NORMS)])
+def test_instance_norm_layers_match_torch(cls, kw, shape, train):
+    channels = shape[len(shape) - {"InstanceNorm1d": 2, "InstanceNorm2d": 3, "InstanceNorm3d": 4}[cls]]
+    t_mod, g_mod = getattr(torch.nn, cls)(channels, **kw), getattr(glasstorch.nn, cls)(channels, **kw)
+    assert repr(g_mod) == repr(t_mod)
+    if not train:
+        for m in (t_mod, g_mod):
+            m.running_mean.fill_(0.5)
+            m.running_var.fill_(2.0)
+            m.eval()
+    gx, tx = pair(randn(*shape))
+    gy, ty = g_mod(gx), t_mod(tx)
+    np.testing.assert_allclose(to_np(gy), to_np(ty), rtol=1e-5, atol=1e-5)
+    (gy * gy).sum().backward()
+    (ty * ty).sum().backward()
+    np.testing.assert_allclose(to_np(gx.grad), to_np(tx.grad), rtol=1e-4, atol=1e-4)
+    for name, buf in t_mod.named_buffers():
+        np.testing.assert_allclose(to_np(dict(g_mod.named_buffers())[name]), to_np(buf), rtol=1e-6, atol=1e-6)

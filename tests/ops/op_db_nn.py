@@ -138,6 +138,20 @@ def fused_rms_norm_samples(dtype):
         yield Sample(args, name=s.name)
 
 
+def instance_norm_samples(dtype):
+    x = T((3, 4, 5))
+    yield Sample((x,), name="plain")
+    yield Sample((T((2, 3, 2, 3)), T((3,), seed=1), T((3,), seed=2, low=0.5, high=2.0), T((3,), seed=3),
+                  T((3,), seed=4)), {"momentum": 0.3}, name="running stats affine")
+    yield Sample((x, T((4,), seed=1), T((4,), seed=2, low=0.5, high=2.0)), {"use_input_stats": False},
+                 name="eval")
+
+
+def instance_norm_errors():
+    return [ErrorSample((T((3, 4, 1)),), name="one spatial element"),
+            ErrorSample((T((3, 4, 5)),), {"use_input_stats": False}, name="no running stats")]
+
+
 def batch_norm_samples(dtype):
     """F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)."""
     p = "float32" if dtype in HALF else None
@@ -621,6 +635,8 @@ OPS = [
     OpInfo("nn.functional.rms_norm", aten=("rms_norm",), samples=rms_norm_samples, dtypes=ALL_FLOAT,
            errors=rms_norm_errors),
     OpInfo("_fused_rms_norm", aten=("_fused_rms_norm",), samples=fused_rms_norm_samples, dtypes=ALL_FLOAT),
+    OpInfo("nn.functional.instance_norm", aten=("instance_norm",), samples=instance_norm_samples, dtypes=FLOATS,
+           errors=instance_norm_errors),
     OpInfo("nn.functional.batch_norm", aten=("batch_norm",), samples=batch_norm_samples, dtypes=ALL_FLOAT,
            errors=batch_norm_errors),
     *no_grad(NnOpInfo("batch_norm running stats", aten=(), fn=_running_stats, samples=running_stats_samples,

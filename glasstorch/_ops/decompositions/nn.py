@@ -31,7 +31,8 @@ from ..kernels.cpu.activation import FLOATING, not_implemented, typemeta_name
 __all__ = ["softmax_int", "softmax_int_out", "log_softmax_int", "log_softmax_int_out", "celu", "celu_", "selu",
            "selu_", "relu6", "relu6_", "log_sigmoid", "log_sigmoid_out", "layer_norm", "batch_norm",
            "batch_norm_legit_no_training", "group_norm", "rms_norm", "fused_rms_norm", "check_rms_norm_inputs",
-           "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
+           "instance_norm", "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",
+           "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -206,6 +207,27 @@ def rms_norm(input, normalized_shape, weight, eps):
                        f"weight dtype = {typemeta_name(weight.dtype)}, Cannot dispatch to fused implementation.")
         return _rms_norm_composite(input, normalized_shape, weight, eps)[0]
     return aten._fused_rms_norm(input, normalized_shape, weight, eps)[0]
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    """PyTorch's ``instance_norm``: ``batch_norm`` of the input viewed as one sample of ``N * C`` channels (weights
+    and running statistics repeated ``N`` times); the running statistics then take the mean over the batch."""
+    if not (use_input_stats or (running_mean is not None and running_var is not None)):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    n, c = input.sizes[0], input.sizes[1]
+
+    def repeat(t):
+        return None if t is None else aten.repeat(t, [n])
+
+    mean_n, var_n = repeat(running_mean), repeat(running_var)
+    flat = aten.view(aten.clone(input, None) if not input.is_contiguous() else input,
+                     [1, n * c, *input.sizes[2:]])
+    out = aten.batch_norm(flat, repeat(weight), repeat(bias), mean_n, var_n, use_input_stats, momentum, eps,
+                          cudnn_enabled)
+    for stat, stat_n in ((running_mean, mean_n), (running_var, var_n)):
+        if stat is not None:
+            aten.copy_(aten.alias(stat), aten.mean_dim(aten.view(stat_n, [n, c]), [0], False, None), False)
+    return aten.view(out, list(input.sizes))
 
 
 # -- dropout ------------------------------------------------------------------------------------------------

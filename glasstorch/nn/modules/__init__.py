@@ -36,6 +36,7 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401
 from .linear import Bilinear, Identity, Linear  # noqa: F401
 from .loss import (  # noqa: F401
     BCELoss,
@@ -74,7 +75,8 @@ __all__ = [
     "Unflatten", "Bilinear", "Identity", "Linear", "BCELoss", "BCEWithLogitsLoss",
     "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "GroupNorm",
     "LayerNorm", "RMSNorm", "AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d", "Embedding", "TransformerEncoder",
-    "TransformerEncoderLayer", "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+    "TransformerEncoderLayer", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+    "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
     "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
 ]
