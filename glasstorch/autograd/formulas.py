@@ -51,7 +51,7 @@ __all__ = [
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward", "hardshrink_backward", "softshrink_backward",
-    "soft_margin_loss_backward",
+    "soft_margin_loss_backward", "rrelu_with_noise_backward",
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
@@ -859,6 +859,13 @@ def threshold_backward(grad, x, threshold):
 def hardtanh_backward(grad, x, min_val, max_val):
     """The ``hardtanh_backward`` operator (differentiable again: HardtanhBackwardBackward0)."""
     return _T.ops.aten.hardtanh_backward.default(grad, x, min_val, max_val)
+
+
+def rrelu_with_noise_backward(grad, x, noise, lower, upper, training):
+    """``grad * noise`` after a training forward (the slopes it drew), else leaky_relu's at the mean slope."""
+    if training and upper - lower > 1e-6:
+        return grad * noise
+    return _T.ops.aten.leaky_relu_backward.default(grad, x, (lower + upper) / 2, False)
 
 
 def hardshrink_backward(grad, x, lambd):

@@ -109,6 +109,13 @@ def _threshold(input, threshold, value, inplace=False):
 threshold = _threshold  # torch's F.threshold is its _threshold under a docstring
 
 
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: a slope drawn from U(lower, upper) per non-positive element in training."""
+    if inplace:
+        return _gen.rrelu_(input, lower, upper, training)
+    return _gen.rrelu(input, lower, upper, training)
+
+
 def glu(input, dim=-1):
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")

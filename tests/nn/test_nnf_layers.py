@@ -193,3 +193,26 @@ def test_instance_norm_layers_match_torch(cls, kw, shape, train):
     np.testing.assert_allclose(to_np(gx.grad), to_np(tx.grad), rtol=1e-4, atol=1e-4)
     for name, buf in t_mod.named_buffers():
         np.testing.assert_allclose(to_np(dict(g_mod.named_buffers())[name]), to_np(buf), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("train", [True, False])
+def test_rrelu_layer_matches_torch_after_seeding(dtype, train):
+    gx, tx = pair(randn(4, 7))
+    gx, tx = gx.detach().to(getattr(glasstorch, dtype)).requires_grad_(), tx.detach().to(getattr(torch, dtype))
+    tx.requires_grad_()
+    g_mod, t_mod = glasstorch.nn.RReLU(0.1, 0.4), torch.nn.RReLU(0.1, 0.4)
+    assert repr(g_mod) == repr(t_mod)
+    if not train:
+        g_mod.eval()
+        t_mod.eval()
+    glasstorch.manual_seed(3)
+    torch.manual_seed(3)
+    gy, ty = g_mod(gx), t_mod(tx)
+    np.testing.assert_array_equal(to_np(gy), to_np(ty))
+    gy.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_array_equal(to_np(gx.grad), to_np(tx.grad))
+    assert float(glasstorch.rand(())) == float(torch.rand(()))  # the same number of draws
+    with pytest.raises(RuntimeError, match="Lower bound should be less than or equal to the upper bound"):
+        glasstorch.nn.functional.rrelu(gx, 0.5, 0.1, True)

@@ -469,6 +469,18 @@ def dropout_fn_errors():
             ErrorSample((T((3,), dtype="complex64"), 0.5, True), name="complex")]
 
 
+def rrelu_samples(dtype):
+    yield Sample((T((4, 5)),), {"training": True}, name="training")
+    yield Sample((T((4, 5)), 0.0, 1.0, True), name="0..1")
+    yield Sample((T((4, 5), layout="transposed"),), {"lower": 0.2, "upper": 0.3}, name="eval")
+    yield Sample((T((4, 5)),), {"training": True, "inplace": True}, name="in place")
+
+
+def rrelu_errors():
+    return [ErrorSample((T((3,)), 0.3, 0.1, True), name="lower > upper"),
+            ErrorSample((T((3,), dtype="int64"),), {"training": True}, name="int64")]
+
+
 def feature_dropout_samples(dtype):
     for p, train in ((0.4, True), (0.0, True), (1.0, True), (0.5, False)):
         yield Sample((T((2, 3, 4)), p, train), name=f"p={p} train={train}")
@@ -662,6 +674,9 @@ OPS = [
     *[OpInfo(name, aten=(name, name + "_"), samples=feature_dropout_samples, dtypes=ALL_FLOAT, random=True,
              errors=feature_dropout_errors if name.startswith("feature") else dropout_fn_errors)
       for name in ("feature_dropout", "alpha_dropout", "feature_alpha_dropout")],
+    OpInfo("nn.functional.rrelu", aten=("rrelu", "rrelu_", "rrelu_with_noise", "rrelu_with_noise_functional"),
+           samples=rrelu_samples,
+           dtypes=ALL_FLOAT, random=True, errors=rrelu_errors),
     OpInfo("native_dropout", aten=("native_dropout",), samples=native_dropout_samples, dtypes=ALL_FLOAT,
            random=True, errors=lambda: [ErrorSample((T((3,)), 1.5, True), name="p > 1"),
                                         ErrorSample((T((3,), dtype="int64"), 0.5, True), name="int")]),

@@ -32,8 +32,8 @@ from glasstorch._ops.kernels.cpu import orthogonal as _k_kernels_cpu_orthogonal
 from glasstorch._ops.kernels.composite import linalg as _k_kernels_composite_linalg
 from glasstorch._ops.decompositions import nn as _k_decompositions_nn
 from glasstorch._ops.kernels.cpu import activation as _k_kernels_cpu_activation
-from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
 from glasstorch._ops.kernels.cpu import random_ops as _k_kernels_cpu_random_ops
+from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
 from glasstorch._ops.decompositions import distance as _k_decompositions_distance
 from glasstorch._ops.decompositions import loss as _k_decompositions_loss
 from glasstorch._ops.kernels.cpu import loss as _k_kernels_cpu_loss
@@ -557,6 +557,10 @@ softshrink_out = _def('softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a
 softshrink = _def('softshrink(Tensor self, Scalar lambd=0.5) -> Tensor')
 softshrink_backward_grad_input = _def('softshrink_backward.grad_input(Tensor grad_output, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!)')
 softshrink_backward = _def('softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor')
+rrelu = _def('rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor')
+rrelu_ = _def('rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)')
+rrelu_with_noise = _def('rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor')
+rrelu_with_noise_functional = _def('rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out)')
 leaky_relu_backward_grad_input = _def('leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)')
 leaky_relu_backward = _def('leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor')
 hardtanh_backward_grad_input = _def('hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)')
@@ -2660,6 +2664,12 @@ def _softshrink_backward_structured(grad_output, self, lambd):
 
 _reg(softshrink_backward, "CPU", _functional(_k_kernels_cpu_activation.softshrink_backward_out, 3, _softshrink_backward_structured), '_softshrink_backward_structured')
 _reg(softshrink_backward, "Meta", _functional(_k_kernels_cpu_activation.softshrink_backward_out, 3, _softshrink_backward_structured), '_softshrink_backward_structured')
+_reg(rrelu, "CompositeImplicitAutograd", _k_decompositions_nn.rrelu)
+_reg(rrelu_, "CompositeImplicitAutograd", _k_decompositions_nn.rrelu_)
+_reg(rrelu_with_noise, "CPU", _k_kernels_cpu_random_ops.rrelu_with_noise_cpu)
+_reg(rrelu_with_noise, "Meta", _k_kernels_cpu_random_ops.rrelu_with_noise_cpu)
+_reg(rrelu_with_noise_functional, "CPU", _k_kernels_cpu_random_ops.rrelu_with_noise_functional_cpu)
+_reg(rrelu_with_noise_functional, "Meta", _k_kernels_cpu_random_ops.rrelu_with_noise_functional_cpu)
 _reg(leaky_relu_backward_grad_input, "CPU", _k_kernels_cpu_activation.leaky_relu_backward_out)
 _reg(leaky_relu_backward_grad_input, "Meta", _k_kernels_cpu_activation.leaky_relu_backward_out)
 

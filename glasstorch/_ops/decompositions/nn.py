@@ -31,8 +31,8 @@ from ..kernels.cpu.activation import FLOATING, not_implemented, typemeta_name
 __all__ = ["softmax_int", "softmax_int_out", "log_softmax_int", "log_softmax_int_out", "celu", "celu_", "selu",
            "selu_", "relu6", "relu6_", "log_sigmoid", "log_sigmoid_out", "layer_norm", "batch_norm",
            "batch_norm_legit_no_training", "group_norm", "rms_norm", "fused_rms_norm", "check_rms_norm_inputs",
-           "instance_norm", "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",
-           "alpha_dropout_",
+           "instance_norm", "rrelu", "rrelu_", "dropout", "dropout_", "feature_dropout", "feature_dropout_",
+           "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -228,6 +228,16 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
         if stat is not None:
             aten.copy_(aten.alias(stat), aten.mean_dim(aten.view(stat_n, [n, c]), [0], False, None), False)
     return aten.view(out, list(input.sizes))
+
+
+def rrelu(self, lower, upper, training, generator):
+    noise = empty_strided_impl(self.sizes, _shape.strides_for_format(self.sizes, self.strides, None), self.dtype,
+                               self.device)
+    return aten.rrelu_with_noise_functional(self, noise, lower, upper, training, generator)[0]
+
+
+def rrelu_(self, lower, upper, training, generator):
+    return aten.copy_(self, rrelu(self, lower, upper, training, generator), False)
 
 
 # -- dropout ------------------------------------------------------------------------------------------------

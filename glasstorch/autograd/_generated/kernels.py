@@ -5274,6 +5274,63 @@ def _autograd_hardtanh_(ks, self, min_val, max_val):
 register_autograd('aten::hardtanh_', _autograd_hardtanh_)
 
 
+_op_rrelu_with_noise = _get_op('aten::rrelu_with_noise')
+_fw_rrelu_with_noise = FwSpec(_op_rrelu_with_noise, (0,), (False,), 'functional', _n._RreluWithNoiseBackward0_jvp)
+
+
+def _autograd_rrelu_with_noise(ks, self, noise, lower, upper, training, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rrelu_with_noise, _autograd_rrelu_with_noise, ks, self, noise, lower, upper, training, generator)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(noise) is _TI and noise.autograd is not None) and requires_grad_any(noise):
+            _not_differentiable('rrelu_with_noise', 'noise')
+        if _rg:
+            node = _n.RreluWithNoiseBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.noise_ = record.save(noise)
+            node.lower_ = lower
+            node.upper_ = upper
+            node.training_ = training
+            result = _op_rrelu_with_noise.redispatch(ks, self, noise, lower, upper, training, generator)
+            record.output(result, node)
+            return result
+    return _op_rrelu_with_noise.redispatch(ks, self, noise, lower, upper, training, generator)
+
+
+register_autograd('aten::rrelu_with_noise', _autograd_rrelu_with_noise)
+
+
+_op_rrelu_with_noise_functional = _get_op('aten::rrelu_with_noise_functional')
+_fw_rrelu_with_noise_functional = FwSpec(_op_rrelu_with_noise_functional, (0,), (False,), 'functional', None)
+
+
+def _autograd_rrelu_with_noise_functional(ks, self, noise, lower, upper, training, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rrelu_with_noise_functional, _autograd_rrelu_with_noise_functional, ks, self, noise, lower, upper, training, generator)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(noise) is _TI and noise.autograd is not None) and requires_grad_any(noise):
+            _not_differentiable('rrelu_with_noise_functional', 'noise')
+        if _rg:
+            node = _n.RreluWithNoiseFunctionalBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.lower_ = lower
+            node.upper_ = upper
+            node.training_ = training
+            result = _op_rrelu_with_noise_functional.redispatch(ks, self, noise, lower, upper, training, generator)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False])
+            node.result_ = record.save_output(result, (1,))
+            return result
+    return _op_rrelu_with_noise_functional.redispatch(ks, self, noise, lower, upper, training, generator)
+
+
+register_autograd('aten::rrelu_with_noise_functional', _autograd_rrelu_with_noise_functional)
+
+
 _op_hardshrink = _get_op('aten::hardshrink')
 _fw_hardshrink = FwSpec(_op_hardshrink, (0,), (False,), 'functional', _n._HardshrinkBackward0_jvp)
 

@@ -18,6 +18,7 @@ from .activation import (  # noqa: F401
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -66,7 +67,8 @@ from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F4
 
 __all__ = [
     "Module", "CELU", "ELU", "GELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU",
-    "LogSigmoid", "LogSoftmax", "Mish", "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
+    "LogSigmoid", "LogSoftmax", "Mish", "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "RReLU", "Sigmoid", "SiLU",
+    "Softmax",
     "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "BatchNorm1d",
     "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
     "Sequential", "Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
