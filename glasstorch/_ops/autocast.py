@@ -50,7 +50,7 @@ _CUDA_POLICIES = {
              "nll_loss2d", "pow.Scalar", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "reciprocal", "rms_norm", "rsqrt",
              "sinh", "smooth_l1_loss", "softplus", "tan", "binary_cross_entropy_with_logits", "norm.Scalar",
              "norm.ScalarOpt_dim", "cosine_similarity", "cosine_embedding_loss", "hinge_embedding_loss",
-             "margin_ranking_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"),
+             "margin_ranking_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss", "pdist"),
     "fp32_set_opt_dtype": ("cumprod", "cumsum", "linalg_vector_norm", "log_softmax.int", "prod", "prod.dim_int",
                            "softmax.int", "sum", "sum.dim_IntList"),
     "promote": ("addcdiv", "addcmul", "atan2", "cross", "dot", "index_put", "scatter_add", "tensordot", "vdot"),

@@ -51,7 +51,7 @@ __all__ = [
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward", "hardshrink_backward", "softshrink_backward",
-    "soft_margin_loss_backward", "rrelu_with_noise_backward",
+    "soft_margin_loss_backward", "rrelu_with_noise_backward", "pdist_backward",
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
@@ -987,6 +987,11 @@ def bce_target_backward(grad, x, target, weight, reduction):
     if weight is not None:
         out = out * weight
     return out / target.numel() if reduction == 1 else out
+
+
+def pdist_backward(grad, x, p, result):
+    """The ``_pdist_backward`` operator (no derivative of its own, as in PyTorch)."""
+    return _T.ops.aten._pdist_backward.default(grad, x, p, result)
 
 
 def soft_margin_loss_backward(grad, x, target, reduction):

@@ -574,6 +574,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 conv1d = _gen.conv1d  # torch.nn.functional.conv1d is torch.conv1d
 conv2d = _gen.conv2d
 conv3d = _gen.conv3d
+pdist = _gen.pdist  # torch.nn.functional.pdist is torch.pdist
 conv_transpose1d = _gen.conv_transpose1d
 conv_transpose2d = _gen.conv_transpose2d
 conv_transpose3d = _gen.conv_transpose3d

@@ -216,3 +216,16 @@ def test_rrelu_layer_matches_torch_after_seeding(dtype, train):
     assert float(glasstorch.rand(())) == float(torch.rand(()))  # the same number of draws
     with pytest.raises(RuntimeError, match="Lower bound should be less than or equal to the upper bound"):
         glasstorch.nn.functional.rrelu(gx, 0.5, 0.1, True)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.0, float("inf")])
+def test_pdist_matches_torch(p):
+    x = randn(6, 4).astype(np.float64)
+    x[3] = x[1]  # a zero distance: its gradient is 0 for every p
+    gx, tx = pair(x)
+    gy, ty = glasstorch.nn.functional.pdist(gx, p), torch.nn.functional.pdist(tx, p)
+    np.testing.assert_allclose(to_np(gy), to_np(ty), rtol=1e-12, atol=1e-12)
+    w = randn(gy.shape[0]).astype(np.float64)
+    (gy * glasstorch.from_numpy(w)).sum().backward()
+    (ty * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(to_np(gx.grad), to_np(tx.grad), rtol=1e-10, atol=1e-12)

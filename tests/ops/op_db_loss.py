@@ -444,6 +444,20 @@ def soft_margin_samples(dtype):
     yield Sample((T((5,)), _pm_one((5,)), 0), name="none")
 
 
+
+def pdist_samples(dtype):
+    for p in (2.0, 1.0, 0.0, 0.5, 3.0, float("inf")):
+        yield Sample((T((5, 3)), p), name=f"p={p}")
+    yield Sample((T((1, 3)),), name="one row")
+    yield Sample((T((4, 3), layout="transposed"),), name="transposed")
+
+
+def pdist_backward_samples(dtype):
+    x = T((4, 3))
+    yield Sample((T((6,), seed=1), x, 2.0, T((6,), seed=2, low=0.5, high=2.0)), name="p=2")
+    yield Sample((T((6,), seed=1), x, 1.5, T((6,), seed=2, low=0.5, high=2.0)), name="p=1.5")
+
+
 OPS = [
     OpInfo("nn.functional.cross_entropy", aten=("cross_entropy_loss",), samples=cross_entropy_samples_tol,
            dtypes=LOSS_DTYPES, errors=cross_entropy_errors),
@@ -501,6 +515,12 @@ OPS = [
            samples=aten_bce_logits_samples, dtypes=LOSS_DTYPES),
     OpInfo("nn.functional.kl_div", aten=(), samples=kl_div_samples, dtypes=LOSS_DTYPES, errors=kl_div_errors),
     OpInfo("kl_div", aten=("kl_div",), samples=aten_kl_div_samples, dtypes=LOSS_DTYPES),
+    OpInfo("pdist", aten=("pdist", "_pdist_forward"), samples=pdist_samples, dtypes=FLOATS,
+           errors=lambda: [ErrorSample((T((3,)),), name="1-d"), ErrorSample((T((3, 2)), -1.0), name="negative p"),
+                           ErrorSample((T((3, 2), dtype="int64"),), name="int64"),
+                           ErrorSample((T((3, 2), dtype="bfloat16"),), name="bfloat16")]),
+    LossOpInfo("ops.aten._pdist_backward", aten=("_pdist_backward",), fn=_aten_backward("_pdist_backward"),
+               samples=pdist_backward_samples, dtypes=FLOATS, grad=False),
     OpInfo("cosine_embedding_loss", aten=("cosine_embedding_loss",), samples=embedding_loss_samples,
            dtypes=LOSS_DTYPES, errors=lambda: [ErrorSample((T((3, 4)), T((3, 4)), T((3, 1))), name="2-d target"),
                                                ErrorSample((T((4,)), T((4,)), T((3,))), name="1-d inputs")]),

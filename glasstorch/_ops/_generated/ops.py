@@ -37,6 +37,7 @@ from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normaliz
 from glasstorch._ops.decompositions import distance as _k_decompositions_distance
 from glasstorch._ops.decompositions import loss as _k_decompositions_loss
 from glasstorch._ops.kernels.cpu import loss as _k_kernels_cpu_loss
+from glasstorch._ops.kernels.cpu import distance as _k_kernels_cpu_distance
 from glasstorch._ops.kernels.cpu import optim as _k_kernels_cpu_optim
 from glasstorch._ops.kernels.cpu import pointwise as _k_kernels_cpu_pointwise
 from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointwise
@@ -645,6 +646,9 @@ margin_ranking_loss = _def('margin_ranking_loss(Tensor input1, Tensor input2, Te
 poisson_nll_loss = _def('poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor')
 triplet_margin_loss = _def('triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean) -> Tensor')
 soft_margin_loss = _def('soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor')
+pdist = _def('pdist(Tensor self, float p=2) -> Tensor')
+_pdist_forward = _def('_pdist_forward(Tensor self, float p=2) -> Tensor')
+_pdist_backward = _def('_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor')
 _fused_adam_ = _def('_fused_adam_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
 _fused_adam__tensor_lr = _def('_fused_adam_.tensor_lr(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
 _fused_adamw_ = _def('_fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
@@ -2918,6 +2922,11 @@ _reg(margin_ranking_loss, "CompositeImplicitAutograd", _k_decompositions_loss.ma
 _reg(poisson_nll_loss, "CompositeImplicitAutograd", _k_decompositions_loss.poisson_nll_loss)
 _reg(triplet_margin_loss, "CompositeImplicitAutograd", _k_decompositions_loss.triplet_margin_loss)
 _reg(soft_margin_loss, "CompositeExplicitAutograd", _k_decompositions_loss.soft_margin_loss)
+_reg(pdist, "CompositeImplicitAutograd", _k_decompositions_loss.pdist)
+_reg(_pdist_forward, "CPU", _k_kernels_cpu_distance.pdist_forward_cpu)
+_reg(_pdist_forward, "Meta", _k_kernels_cpu_distance.pdist_forward_cpu)
+_reg(_pdist_backward, "CPU", _k_kernels_cpu_distance.pdist_backward_cpu)
+_reg(_pdist_backward, "Meta", _k_kernels_cpu_distance.pdist_backward_cpu)
 _reg(_fused_adam_, "CPU", _k_kernels_cpu_optim.fused_adam_cpu_)
 _reg(_fused_adam_, "Meta", _k_kernels_cpu_optim.fused_adam_meta_)
 _reg(_fused_adam__tensor_lr, "CPU", _k_kernels_cpu_optim.fused_adam_tensor_lr_cpu_)

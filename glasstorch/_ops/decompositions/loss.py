@@ -22,7 +22,7 @@ from ..aten import aten
 
 __all__ = ["cross_entropy_loss", "nll_loss", "nll_loss_out", "nll_loss_nd", "nll_loss2d", "nll_loss2d_out",
            "l1_loss", "kl_div", "apply_loss_reduction", "cosine_embedding_loss", "hinge_embedding_loss",
-           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "soft_margin_loss"]
+           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "soft_margin_loss", "pdist"]
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -273,3 +273,14 @@ def soft_margin_loss(self, target, reduction):
     loss = aten.log(aten.add_Scalar(aten.exp(aten.mul_Tensor(aten.neg(self), target)), 1, 1))
     return apply_loss_reduction(loss, reduction)
 
+
+
+def pdist(self, p):
+    """``pdist``: a 2-D floating input and a non-negative ``p``, then ``_pdist_forward`` of it made contiguous."""
+    if len(self.sizes) != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {len(self.sizes)}D")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return aten._pdist_forward(_contiguous(self), p)

@@ -4549,6 +4549,28 @@ def _autograd_soft_margin_loss(ks, self, target, reduction):
 register_autograd('aten::soft_margin_loss', _autograd_soft_margin_loss)
 
 
+_op__pdist_forward = _get_op('aten::_pdist_forward')
+_fw__pdist_forward = FwSpec(_op__pdist_forward, (0,), (False,), 'functional', None)
+
+
+def _autograd__pdist_forward(ks, self, p):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__pdist_forward, _autograd__pdist_forward, ks, self, p)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.PdistBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.p_ = p
+        result = _op__pdist_forward.redispatch(ks, self, p)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__pdist_forward.redispatch(ks, self, p)
+
+
+register_autograd('aten::_pdist_forward', _autograd__pdist_forward)
+
+
 _op_relu = _get_op('aten::relu')
 _fw_relu = FwSpec(_op_relu, (0,), (False,), 'functional', _n._ReluBackward0_jvp)
 

@@ -5465,6 +5465,49 @@ class SoftMarginLossBackward0(NodeBase):
         return self.reduction_
 
 
+def _PdistBackward0_0(grad, grads, self, p, result):
+    return pdist_backward(grad, self, p, result)
+
+
+class PdistBackward0(NodeBase):
+    """Backward of ``_pdist_forward(Tensor self, float p=2) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:50)."""
+
+    __slots__ = ('self_', 'p_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'PdistBackward0', node)
+        self = _unpack(node, node.self_, 'PdistBackward0')
+        p = node.p_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PdistBackward0_0(grad, grads, self, p, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'PdistBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'PdistBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+
 def _ReluBackward0_0(grad, grads, result):
     return threshold_backward(grad, result, 0)
 
