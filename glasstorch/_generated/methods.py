@@ -1000,6 +1000,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     mul__Scalar as _op_mul__Scalar,
     mul__Tensor as _op_mul__Tensor,
     mul_out as _op_mul_out,
+    multi_margin_loss as _op_multi_margin_loss,
+    multilabel_margin_loss as _op_multilabel_margin_loss,
     multinomial as _op_multinomial,
     multinomial_out as _op_multinomial_out,
     multiply_Scalar as _op_multiply_Scalar,

@@ -50,7 +50,8 @@ _CUDA_POLICIES = {
              "nll_loss2d", "pow.Scalar", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "reciprocal", "rms_norm", "rsqrt",
              "sinh", "smooth_l1_loss", "softplus", "tan", "binary_cross_entropy_with_logits", "norm.Scalar",
              "norm.ScalarOpt_dim", "cosine_similarity", "cosine_embedding_loss", "hinge_embedding_loss",
-             "margin_ranking_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss", "pdist"),
+             "margin_ranking_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss", "pdist",
+             "multi_margin_loss", "multilabel_margin_loss"),
     "fp32_set_opt_dtype": ("cumprod", "cumsum", "linalg_vector_norm", "log_softmax.int", "prod", "prod.dim_int",
                            "softmax.int", "sum", "sum.dim_IntList"),
     "promote": ("addcdiv", "addcmul", "atan2", "cross", "dot", "index_put", "scatter_add", "tensordot", "vdot"),
@@ -71,7 +72,7 @@ POLICIES = {
                  "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d",
                  "replication_pad3d", "smooth_l1_loss", "view_as_complex", "cosine_embedding_loss",
                  "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss", "soft_margin_loss",
-                 "triplet_margin_loss",
+                 "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
                  # the linear-algebra decompositions and solvers run in float32 on CPU, as in torch's fp32 list
                  "_lu_with_info", "cholesky", "cholesky_inverse", "cholesky_solve", "geqrf", "inverse",
                  "linalg_cholesky", "linalg_cholesky_ex", "linalg_cond", "linalg_cond.p_str", "linalg_eig",

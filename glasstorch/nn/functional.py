@@ -542,6 +542,21 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce_by_name(loss, reduction, reduction + " is not valid")
 
 
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i])^p / C`` per sample."""
+    reduction_enum = _legacy_enum(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _gen.multi_margin_loss(input, target, p, margin, weight, reduction_enum)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label hinge loss between each target class (the indices before the first -1) and every other class."""
+    return _gen.multilabel_margin_loss(input, target, _legacy_enum(size_average, reduce, reduction))
+
+
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the ``p``-norm distance."""

@@ -229,3 +229,27 @@ def test_pdist_matches_torch(p):
     (gy * glasstorch.from_numpy(w)).sum().backward()
     (ty * torch.from_numpy(w)).sum().backward()
     np.testing.assert_allclose(to_np(gx.grad), to_np(tx.grad), rtol=1e-10, atol=1e-12)
+
+
+MARGIN_LOSSES = [
+    ("MultiMarginLoss", {}, randn(4, 5), np.array([0, 4, 2, 2])),
+    ("MultiMarginLoss", {"p": 2, "margin": 0.5, "reduction": "none"}, randn(4, 5), np.array([1, 3, 0, 4])),
+    ("MultiMarginLoss", {"weight": np.abs(randn(5)), "reduction": "sum"}, randn(5), np.array([2])),
+    ("MultiLabelMarginLoss", {}, randn(3, 4), np.array([[0, 2, -1, 1], [3, -1, 0, 0], [1, 1, 2, -1]])),
+    ("MultiLabelMarginLoss", {"reduction": "none"}, randn(4), np.array([3, 0, -1, 2])),
+]
+
+
+@pytest.mark.parametrize(("cls", "kw", "x", "target"), MARGIN_LOSSES, ids=[f"{m[0]}-{i}" for i, m in
+                                                                            enumerate(MARGIN_LOSSES)])
+def test_class_margin_losses_match_torch(cls, kw, x, target):
+    gkw = {k: glasstorch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    tkw = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    g_mod, t_mod = getattr(glasstorch.nn, cls)(**gkw), getattr(torch.nn, cls)(**tkw)
+    gx, tx = pair(x)
+    gy = g_mod(gx, glasstorch.from_numpy(target))
+    ty = t_mod(tx, torch.from_numpy(target))
+    np.testing.assert_allclose(to_np(gy), to_np(ty), rtol=1e-6, atol=1e-6)
+    gy.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(to_np(gx.grad), to_np(tx.grad), rtol=1e-6, atol=1e-6)

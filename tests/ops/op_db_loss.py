@@ -458,6 +458,21 @@ def pdist_backward_samples(dtype):
     yield Sample((T((6,), seed=1), x, 1.5, T((6,), seed=2, low=0.5, high=2.0)), name="p=1.5")
 
 
+
+def multi_margin_samples(dtype):
+    x, t = T((4, 5)), T((4,), dtype="int64", low=0, high=5)
+    yield Sample((x, t, 1, 1.0, None, 1), name="mean")
+    yield Sample((x, t, 2, 0.5, T((5,), seed=3, low=0.1, high=2.0), 2), name="p=2 weight sum")
+    yield Sample((T((5,)), T((), dtype="int64", low=0, high=5), 1, 1.0, None, 0), name="1-d none")
+
+
+def multilabel_margin_samples(dtype):
+    t = T((3, 4), dtype="int64", values=[[0, 2, -1, 1], [3, -1, 0, 0], [1, 1, 2, -1]])
+    yield Sample((T((3, 4)), t, 1), name="mean")
+    yield Sample((T((3, 4)), t, 0), name="none")
+    yield Sample((T((4,)), T((4,), dtype="int64", values=[3, 0, -1, 2]), 2), name="1-d sum")
+
+
 OPS = [
     OpInfo("nn.functional.cross_entropy", aten=("cross_entropy_loss",), samples=cross_entropy_samples_tol,
            dtypes=LOSS_DTYPES, errors=cross_entropy_errors),
@@ -521,6 +536,17 @@ OPS = [
                            ErrorSample((T((3, 2), dtype="bfloat16"),), name="bfloat16")]),
     LossOpInfo("ops.aten._pdist_backward", aten=("_pdist_backward",), fn=_aten_backward("_pdist_backward"),
                samples=pdist_backward_samples, dtypes=FLOATS, grad=False),
+    LossOpInfo("_C._nn.multi_margin_loss", aten=("multi_margin_loss",), fn=_C_nn("multi_margin_loss"),
+               samples=multi_margin_samples, dtypes=FLOATS,
+               # torch refuses a weight that requires grad; the composition here would differentiate it
+               grad_samples=lambda dt: (s for s in multi_margin_samples(dt) if "weight" not in s.name),
+               errors=lambda: [ErrorSample((T((3, 4)), T((2,), dtype="int64")), name="target size"),
+                               ErrorSample((T((3, 4)), T((3,), dtype="int64", low=4, high=5)), name="target range"),
+                               ErrorSample((T((2, 3, 4)), T((2,), dtype="int64")), name="3-d input")]),
+    LossOpInfo("_C._nn.multilabel_margin_loss", aten=("multilabel_margin_loss",),
+               fn=_C_nn("multilabel_margin_loss"), samples=multilabel_margin_samples, dtypes=FLOATS,
+               errors=lambda: [ErrorSample((T((3, 4)), T((2, 4), dtype="int64")), name="target size"),
+                               ErrorSample((T((3, 4)), T((3, 4), dtype="int64", low=4, high=6)), name="range")]),
     OpInfo("cosine_embedding_loss", aten=("cosine_embedding_loss",), samples=embedding_loss_samples,
            dtypes=LOSS_DTYPES, errors=lambda: [ErrorSample((T((3, 4)), T((3, 4)), T((3, 1))), name="2-d target"),
                                                ErrorSample((T((4,)), T((4,)), T((3,))), name="1-d inputs")]),

@@ -19,10 +19,12 @@ import math
 
 from ..._core import dtype as _dt
 from ..aten import aten
+from ..factories import full_impl
 
 __all__ = ["cross_entropy_loss", "nll_loss", "nll_loss_out", "nll_loss_nd", "nll_loss2d", "nll_loss2d_out",
            "l1_loss", "kl_div", "apply_loss_reduction", "cosine_embedding_loss", "hinge_embedding_loss",
-           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "soft_margin_loss", "pdist"]
+           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "soft_margin_loss", "pdist",
+           "multi_margin_loss", "multilabel_margin_loss"]
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -284,3 +286,84 @@ def pdist(self, p):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     return aten._pdist_forward(_contiguous(self), p)
+
+
+# -- margin losses over classes: LossMultiMargin.cpp / LossMultiLabelMargin.cpp, as compositions ------------
+def _margin_shape_check(self):
+    """(frames, classes) of a non-empty 0-, 1- or 2-D input."""
+    nd = len(self.sizes)
+    if not ((nd == 2 and self.sizes[1] != 0) or (nd == 1 and self.sizes[0] != 0) or nd == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{_fmt(self.sizes)}")
+    return (1 if nd <= 1 else self.sizes[0]), (1 if nd == 0 else self.sizes[-1])
+
+
+def _values(t):
+    """The numbers of a small index tensor, for the range checks PyTorch's kernels make (None on meta)."""
+    return None if t.storage._data is None else t.as_numpy()
+
+
+def _class_mask(nframe, dim, index, device):
+    """``(nframe, dim)`` booleans, True at each row's ``index`` columns (``index``: (nframe, k))."""
+    return aten.scatter_value(full_impl((nframe, dim), False, _dt.bool, device), 1, index, True)
+
+
+def multi_margin_loss(self, target, p, margin, weight, reduction):
+    """Per sample ``sum_{i != y} max(0, margin - x[y] + x[i])^p [* w[y]] / C`` (the hinge's gradient is 0 at 0)."""
+    nframe, dim = _margin_shape_check(self)
+    if not (len(target.sizes) <= 1 and target.numel() == nframe):
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got {_fmt(target.sizes)}. "
+                           f"Input has shape {_fmt(self.sizes)}.")
+    if weight is not None and not (len(weight.sizes) <= 1 and weight.numel() == dim):
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got {_fmt(weight.sizes)}")
+    if p not in (1, 2):
+        raise RuntimeError("only p == 1 and p == 2 supported")
+    t = _values(target)
+    if t is not None and ((t < 0) | (t >= dim)).any():
+        raise RuntimeError("target out of range")
+    x = aten.view(self, [nframe, dim])
+    idx = aten.view(target, [nframe, 1])
+    z = aten.relu(aten.add_Tensor(aten.rsub_Scalar(aten.gather(x, 1, idx, False), margin, 1), x, 1))
+    if p == 2:
+        z = aten.mul_Tensor(z, z)
+    if weight is not None:
+        z = aten.mul_Tensor(z, aten.view(aten.gather(aten.view(weight, [dim]), 0, aten.view(target, [nframe]),
+                                                     False), [nframe, 1]))
+    z = aten.masked_fill_Scalar(z, _class_mask(nframe, dim, idx, self.device), 0)
+    loss = aten.div_Scalar(aten.sum_dim_IntList(z, [1], False, None), dim)
+    if reduction == NONE:
+        return loss if len(target.sizes) > 0 else aten.view(loss, [])
+    return apply_loss_reduction(loss, reduction)
+
+
+def multilabel_margin_loss(self, target, reduction):
+    """Per sample ``sum_j sum_{i not a target} max(0, 1 - (x[y_j] - x[i])) / C`` over the targets ``y_j`` before
+    the first -1."""
+    nframe, dim = _margin_shape_check(self)
+    if len(self.sizes) <= 1:
+        ok = len(target.sizes) <= 1 and target.numel() == dim
+    else:
+        ok = len(target.sizes) == 2 and tuple(target.sizes) == (nframe, dim)
+    if not ok:
+        raise RuntimeError(f"inconsistent target size: {_fmt(target.sizes)} for input of size: {_fmt(self.sizes)}")
+    if target.dtype is not _dt.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_dt.name_of(target.dtype)}")
+    t = _values(target)
+    if t is not None and ((t < -1) | (t >= dim)).any():
+        raise RuntimeError("argument #2 'target' is out of range")
+    x = aten.view(self, [nframe, dim])
+    tg = aten.view(target, [nframe, dim])
+    # the targets before the first -1; the others are scattered into a spare last column, then dropped
+    valid = aten.ne_Scalar(aten.cumprod(aten.ge_Scalar(tg, 0), 1, _dt.int64), 0)
+    idx = aten.clamp_min(tg, 0)
+    spare = aten.where_self(valid, idx, full_impl((nframe, dim), dim, _dt.int64, self.device))
+    is_target = aten.narrow(aten.scatter_value(full_impl((nframe, dim + 1), False, _dt.bool, self.device), 1, spare,
+                                               True), 1, 0, dim)
+    x_t = aten.gather(x, 1, idx, False)  # (N, j)
+    z = aten.relu(aten.add_Tensor(aten.rsub_Scalar(aten.unsqueeze(x_t, 2), 1, 1), aten.unsqueeze(x, 1), 1))
+    keep = aten.logical_and(aten.unsqueeze(valid, 2), aten.unsqueeze(aten.logical_not(is_target), 1))
+    loss = aten.div_Scalar(aten.sum_dim_IntList(aten.mul_Tensor(z, keep), [1, 2], False, None), dim)
+    if reduction == NONE:
+        return loss if len(self.sizes) > 1 else aten.view(loss, [])
+    return apply_loss_reduction(loss, reduction)

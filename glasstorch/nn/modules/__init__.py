@@ -51,7 +51,9 @@ from .loss import (  # noqa: F401
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
@@ -80,5 +82,5 @@ __all__ = [
     "TransformerEncoderLayer", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
     "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
-    "TripletMarginWithDistanceLoss",
+    "TripletMarginWithDistanceLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
 ]
