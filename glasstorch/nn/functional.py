@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as _np
+
 from glasstorch._generated import functions as _gen
 
 # ============================================================================================================
@@ -268,6 +270,105 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         input = input.contiguous()
         _gen.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
     return _gen.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _bag_layout(input, offsets, include_last_offset):
+    """(bag of each index position, number of bags) from 1-D ``input`` and its ``offsets``."""
+    starts = offsets.detach().cpu().numpy().astype("int64")
+    n = input.numel()
+    bags = len(starts) - 1 if include_last_offset else len(starts)
+    if bags > 0:
+        if starts[0] != 0:
+            raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                               f"from position 0. However, got {int(starts[0])}")
+        if starts[bags - 1] > n:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {n}, but got offsets[-1] of "
+                               f"{int(starts[bags - 1])}")
+    bag_of = _np.searchsorted(starts[:bags], _np.arange(n), side="right") - 1
+    if include_last_offset and bags >= 0 and len(starts):
+        bag_of = _np.where(_np.arange(n) < starts[-1], bag_of, -1)
+    return bag_of, max(bags, 0)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embedding rows (bags given by ``offsets`` or the rows of a 2-D input)."""
+    if weight.dtype == _torch.long and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if not weight.dim() == 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        offsets = _torch.arange(0, input.numel(), input.size(1), dtype=input.dtype, device=input.device)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None:
+        with _torch.no_grad():
+            _gen.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  f"GitHub.")
+    return _embedding_bag_reduce(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
+
+
+def _embedding_bag_reduce(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+    """The bags' reduction in ``weight``'s opmath type: padding rows excluded, empty bags 0, max taking each
+    feature's first largest row (its gradient goes there)."""
+    num, dim = weight.shape
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += num
+    bag_of, bags = _bag_layout(input, offsets, include_last_offset)
+    idx = input.detach().cpu().numpy().astype("int64")
+    keep = (bag_of >= 0) & (idx != (-1 if padding_idx is None else padding_idx))
+    low = weight.dtype in (_torch.float16, _torch.bfloat16)
+    rows = _torch.nn.functional.embedding(input, weight)
+    rows = rows.float() if low else rows
+    out_dtype = rows.dtype
+    pos = _np.nonzero(keep)[0]
+    if mode == "max":
+        vals = rows.detach().cpu().numpy()
+        best = _np.zeros((bags, dim), "int64")
+        filled = _np.zeros(bags, bool)
+        for b in _np.unique(bag_of[pos]):  # per bag: one vector argmax over its rows
+            members = pos[bag_of[pos] == b]
+            best[b] = members[_np.argmax(vals[members], axis=0)]
+            filled[b] = True
+        gathered = rows.gather(0, _torch.from_numpy(best)) if rows.shape[0] else _torch.zeros(bags, dim)
+        out = gathered * _torch.from_numpy(filled[:, None]).to(out_dtype)
+    else:
+        picked = rows[_torch.from_numpy(pos)]
+        if per_sample_weights is not None:
+            psw = per_sample_weights[_torch.from_numpy(pos)]
+            picked = picked * (psw.float() if low else psw).unsqueeze(1)
+        out = _torch.zeros(bags, dim, dtype=out_dtype).index_add(0, _torch.from_numpy(bag_of[pos]), picked)
+        if mode == "mean":
+            counts = _np.bincount(bag_of[pos], minlength=bags).astype("float64")
+            out = out / _torch.from_numpy(_np.maximum(counts, 1.0)[:, None]).to(out_dtype)
+    return out.to(weight.dtype) if low else out
 
 
 # torch._C._nn bindings owned by other families, present once their operators are declared

@@ -253,3 +253,30 @@ def test_class_margin_losses_match_torch(cls, kw, x, target):
     gy.sum().backward()
     ty.sum().backward()
     np.testing.assert_allclose(to_np(gx.grad), to_np(tx.grad), rtol=1e-6, atol=1e-6)
+
+
+BAGS = [({"mode": "sum"}, np.array([1, 2, 4, 5, 4, 3, 2, 9]), np.array([0, 3, 3, 6]), True),
+        ({"mode": "mean", "padding_idx": 2}, np.array([1, 2, 4, 5, 4, 3, 2, 9]), np.array([0, 2, 5]), False),
+        ({"mode": "max"}, np.array([[1, 2, 4], [5, 4, 3]]), None, False),
+        ({"mode": "mean", "include_last_offset": True}, np.array([1, 2, 4, 5, 4, 3]), np.array([0, 2, 2, 6]), False)]
+
+
+@pytest.mark.parametrize(("kw", "idx", "offsets", "weighted"), BAGS, ids=[b[0]["mode"] + str(i) for i, b in
+                                                                        enumerate(BAGS)])
+def test_embedding_bag_matches_torch(kw, idx, offsets, weighted):
+    torch.manual_seed(0)
+    t_mod = torch.nn.EmbeddingBag(10, 3, **kw)
+    g_mod = glasstorch.nn.EmbeddingBag(10, 3, **kw)
+    assert repr(g_mod) == repr(t_mod)
+    with glasstorch.no_grad():
+        g_mod.weight.copy_(glasstorch.from_numpy(t_mod.weight.detach().numpy().copy()))
+    args_g = [glasstorch.from_numpy(idx)] + ([glasstorch.from_numpy(offsets)] if offsets is not None else [])
+    args_t = [torch.from_numpy(idx)] + ([torch.from_numpy(offsets)] if offsets is not None else [])
+    psw = np.abs(randn(*idx.shape)) if weighted else None
+    gy = g_mod(*args_g, per_sample_weights=None if psw is None else glasstorch.from_numpy(psw))
+    ty = t_mod(*args_t, per_sample_weights=None if psw is None else torch.from_numpy(psw))
+    np.testing.assert_allclose(to_np(gy), to_np(ty), rtol=1e-6, atol=1e-6)
+    w = randn(*ty.shape)
+    (gy * glasstorch.from_numpy(w)).sum().backward()
+    (ty * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(to_np(g_mod.weight.grad), to_np(t_mod.weight.grad), rtol=1e-6, atol=1e-6)

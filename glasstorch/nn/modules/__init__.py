@@ -64,7 +64,7 @@ from .loss import (  # noqa: F401
 from .module import Module  # noqa: F401
 from .normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: F401
-from .sparse import Embedding  # noqa: F401
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401
 
 __all__ = [
@@ -82,5 +82,5 @@ __all__ = [
     "TransformerEncoderLayer", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
     "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
-    "TripletMarginWithDistanceLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+    "TripletMarginWithDistanceLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "EmbeddingBag",
 ]
