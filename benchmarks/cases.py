@@ -342,4 +342,26 @@ CASES.update({
         lambda F: lambda x: F.interpolate(x[:1, :1], size=(256, 256), mode="bicubic")),
     "unfold k=3 1M float32": _pool_case(lambda F: lambda x: F.unfold(x, 3, padding=1)),
     "pixel_shuffle r=2 1M float32": _pool_case(lambda F: lambda x: F.pixel_shuffle(x, 2)),
+
+
+# -- nn.functional (issue 20/21): pairwise distances and the 3-d / transposed convolutions ------------------------
+def _pdist_256(lib):
+    x = lib.randn(256, 256)
+    return lambda: lib.pdist(x)
+
+
+def _conv3d_small(lib):
+    x, w = lib.randn(2, 8, 16, 16, 16), lib.randn(16, 8, 3, 3, 3)
+    return lambda: lib.nn.functional.conv3d(x, w, padding=1)
+
+
+def _conv_transpose2d_256(lib):
+    x, w = lib.randn(1, 8, 128, 128), lib.randn(8, 4, 3, 3)
+    return lambda: lib.nn.functional.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1)
+
+
+CASES.update({
+    "pdist 256x256 float32": _pdist_256,
+    "conv3d (2,8,16^3) * (16,8,3^3)": _conv3d_small,
+    "conv_transpose2d (1,8,128,128) stride 2": _conv_transpose2d_256,
 })

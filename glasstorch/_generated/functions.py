@@ -136,6 +136,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _nnz as _op__nnz,
     _pad_circular as _op__pad_circular,
     _pad_enum as _op__pad_enum,
+    _pdist_backward as _op__pdist_backward,
+    _pdist_forward as _op__pdist_forward,
     _reshape_alias as _op__reshape_alias,
     _reshape_alias_copy as _op__reshape_alias_copy,
     _reshape_alias_copy_out as _op__reshape_alias_copy_out,
@@ -234,6 +236,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     all_dims_out as _op_all_dims_out,
     all_out as _op_all_out,
     allclose as _op_allclose,
+    alpha_dropout as _op_alpha_dropout,
+    alpha_dropout_ as _op_alpha_dropout_,
     amax as _op_amax,
     amax_out as _op_amax_out,
     amin as _op_amin,
@@ -447,6 +451,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     conv1d_padding as _op_conv1d_padding,
     conv2d as _op_conv2d,
     conv2d_padding as _op_conv2d_padding,
+    conv3d as _op_conv3d,
+    conv3d_padding as _op_conv3d_padding,
+    conv_transpose1d as _op_conv_transpose1d,
+    conv_transpose2d_input as _op_conv_transpose2d_input,
+    conv_transpose3d_input as _op_conv_transpose3d_input,
     convolution as _op_convolution,
     convolution_backward as _op_convolution_backward,
     copy_ as _op_copy_,
@@ -462,6 +471,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cosh as _op_cosh,
     cosh_ as _op_cosh_,
     cosh_out as _op_cosh_out,
+    cosine_embedding_loss as _op_cosine_embedding_loss,
     cosine_similarity as _op_cosine_similarity,
     count_nonzero as _op_count_nonzero,
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
@@ -568,6 +578,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     expm1_ as _op_expm1_,
     expm1_out as _op_expm1_out,
     exponential_ as _op_exponential_,
+    feature_alpha_dropout as _op_feature_alpha_dropout,
+    feature_alpha_dropout_ as _op_feature_alpha_dropout_,
+    feature_dropout as _op_feature_dropout,
+    feature_dropout_ as _op_feature_dropout_,
     fft_fft as _op_fft_fft,
     fft_fft2 as _op_fft_fft2,
     fft_fft2_out as _op_fft_fft2_out,
@@ -702,6 +716,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     hann_window_out as _op_hann_window_out,
     hann_window_periodic as _op_hann_window_periodic,
     hann_window_periodic_out as _op_hann_window_periodic_out,
+    hardshrink as _op_hardshrink,
+    hardshrink_backward as _op_hardshrink_backward,
+    hardshrink_backward_grad_input as _op_hardshrink_backward_grad_input,
+    hardshrink_out as _op_hardshrink_out,
     hardsigmoid as _op_hardsigmoid,
     hardsigmoid_ as _op_hardsigmoid_,
     hardsigmoid_backward as _op_hardsigmoid_backward,
@@ -718,6 +736,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     heaviside as _op_heaviside,
     heaviside_ as _op_heaviside_,
     heaviside_out as _op_heaviside_out,
+    hinge_embedding_loss as _op_hinge_embedding_loss,
     hsplit_array as _op_hsplit_array,
     hsplit_int as _op_hsplit_int,
     hstack as _op_hstack,
@@ -757,6 +776,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     indices as _op_indices,
     inner as _op_inner,
     inner_out as _op_inner_out,
+    instance_norm as _op_instance_norm,
     inverse as _op_inverse,
     inverse_out as _op_inverse_out,
     is_coalesced as _op_is_coalesced,
@@ -949,6 +969,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lu_solve_out as _op_lu_solve_out,
     lu_unpack as _op_lu_unpack,
     lu_unpack_out as _op_lu_unpack_out,
+    margin_ranking_loss as _op_margin_ranking_loss,
     masked_fill_Scalar as _op_masked_fill_Scalar,
     masked_fill_Tensor as _op_masked_fill_Tensor,
     masked_fill__Scalar as _op_masked_fill__Scalar,
@@ -1026,6 +1047,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     mul__Scalar as _op_mul__Scalar,
     mul__Tensor as _op_mul__Tensor,
     mul_out as _op_mul_out,
+    multi_margin_loss as _op_multi_margin_loss,
+    multilabel_margin_loss as _op_multilabel_margin_loss,
     multinomial as _op_multinomial,
     multinomial_out as _op_multinomial_out,
     multiply_Scalar as _op_multiply_Scalar,
@@ -1112,12 +1135,14 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     outer as _op_outer,
     outer_out as _op_outer_out,
     pad as _op_pad,
+    pdist as _op_pdist,
     permute as _op_permute,
     permute_copy as _op_permute_copy,
     permute_copy_out as _op_permute_copy_out,
     pinverse as _op_pinverse,
     pixel_shuffle as _op_pixel_shuffle,
     pixel_unshuffle as _op_pixel_unshuffle,
+    poisson_nll_loss as _op_poisson_nll_loss,
     polar as _op_polar,
     polar_out as _op_polar_out,
     polygamma as _op_polygamma,
@@ -1207,6 +1232,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     row_indices as _op_row_indices,
     row_stack as _op_row_stack,
     row_stack_out as _op_row_stack_out,
+    rrelu as _op_rrelu,
+    rrelu_ as _op_rrelu_,
+    rrelu_with_noise as _op_rrelu_with_noise,
+    rrelu_with_noise_functional as _op_rrelu_with_noise_functional,
     rsqrt as _op_rsqrt,
     rsqrt_ as _op_rsqrt_,
     rsqrt_out as _op_rsqrt_out,
@@ -1280,12 +1309,17 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     slogdet_out as _op_slogdet_out,
     smooth_l1_loss as _op_smooth_l1_loss,
     smooth_l1_loss_out as _op_smooth_l1_loss_out,
+    soft_margin_loss as _op_soft_margin_loss,
     softmax_int as _op_softmax_int,
     softmax_int_out as _op_softmax_int_out,
     softplus as _op_softplus,
     softplus_backward as _op_softplus_backward,
     softplus_backward_grad_input as _op_softplus_backward_grad_input,
     softplus_out as _op_softplus_out,
+    softshrink as _op_softshrink,
+    softshrink_backward as _op_softshrink_backward,
+    softshrink_backward_grad_input as _op_softshrink_backward_grad_input,
+    softshrink_out as _op_softshrink_out,
     sort as _op_sort,
     sort_stable as _op_sort_stable,
     sort_values as _op_sort_values,
@@ -1573,6 +1607,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tril_ as _op_tril_,
     tril_indices as _op_tril_indices,
     tril_out as _op_tril_out,
+    triplet_margin_loss as _op_triplet_margin_loss,
     triu as _op_triu,
     triu_ as _op_triu_,
     triu_indices as _op_triu_indices,
@@ -2905,6 +2940,66 @@ def conv2d(*args, **kwargs):
         return _wrap(_op_conv2d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
     elif i == 1:
         return _wrap(_op_conv2d_padding.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_conv3d = _Signatures('conv3d', [
+    'conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1)',
+    'conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def conv3d(*args, **kwargs):
+    """conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1)"""
+    try:
+        i, a = _sig_conv3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, conv3d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_conv3d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+    elif i == 1:
+        return _wrap(_op_conv3d_padding.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_conv_transpose1d = _Signatures('conv_transpose1d', [
+    'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def conv_transpose1d(*args, **kwargs):
+    """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1)"""
+    try:
+        i, a = _sig_conv_transpose1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, conv_transpose1d, args, kwargs)
+    return _wrap(_op_conv_transpose1d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig_conv_transpose2d = _Signatures('conv_transpose2d', [
+    'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def conv_transpose2d(*args, **kwargs):
+    """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1)"""
+    try:
+        i, a = _sig_conv_transpose2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, conv_transpose2d, args, kwargs)
+    return _wrap(_op_conv_transpose2d_input.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig_conv_transpose3d = _Signatures('conv_transpose3d', [
+    'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def conv_transpose3d(*args, **kwargs):
+    """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1)"""
+    try:
+        i, a = _sig_conv_transpose3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, conv_transpose3d, args, kwargs)
+    return _wrap(_op_conv_transpose3d_input.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
 
 
 _sig_max_pool2d = _Signatures('max_pool2d', [
@@ -7225,6 +7320,186 @@ def leaky_relu_(*args, **kwargs):
     return _wrap(_op_leaky_relu_.call(a[0], a[1]))
 
 
+_sig_hardshrink = _Signatures('hardshrink', [
+    'hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hardshrink(*args, **kwargs):
+    """hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_hardshrink.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_hardshrink_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_hardshrink.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardshrink, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_hardshrink.call(a[0], a[1]))
+    return _wrap(_op_hardshrink_out.call(a[0], a[1], a[2]))
+
+
+_sig_hardshrink_backward = _Signatures('hardshrink_backward', [
+    'hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hardshrink_backward(*args, **kwargs):
+    """hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd, *, Tensor? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_hardshrink_backward.call(_a0._impl, _a1._impl, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_hardshrink_backward_grad_input.call(_a0._impl, _a1._impl, _a2, _o._impl))
+    try:
+        i, a = _sig_hardshrink_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardshrink_backward, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_hardshrink_backward.call(a[0], a[1], a[2]))
+    return _wrap(_op_hardshrink_backward_grad_input.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_softshrink = _Signatures('softshrink', [
+    'softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def softshrink(*args, **kwargs):
+    """softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_softshrink.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_softshrink_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_softshrink.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, softshrink, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_softshrink.call(a[0], a[1]))
+    return _wrap(_op_softshrink_out.call(a[0], a[1], a[2]))
+
+
+_sig_softshrink_backward = _Signatures('softshrink_backward', [
+    'softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def softshrink_backward(*args, **kwargs):
+    """softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd, *, Tensor? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_softshrink_backward.call(_a0._impl, _a1._impl, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_softshrink_backward_grad_input.call(_a0._impl, _a1._impl, _a2, _o._impl))
+    try:
+        i, a = _sig_softshrink_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, softshrink_backward, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_softshrink_backward.call(a[0], a[1], a[2]))
+    return _wrap(_op_softshrink_backward_grad_input.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_rrelu = _Signatures('rrelu', [
+    'rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rrelu(*args, **kwargs):
+    """rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)"""
+    try:
+        i, a = _sig_rrelu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rrelu, args, kwargs)
+    return _wrap(_op_rrelu.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_rrelu_ = _Signatures('rrelu_', [
+    'rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rrelu_(*args, **kwargs):
+    """rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)"""
+    try:
+        i, a = _sig_rrelu_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rrelu_, args, kwargs)
+    return _wrap(_op_rrelu_.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_rrelu_with_noise = _Signatures('rrelu_with_noise', [
+    'rrelu_with_noise(Tensor input, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rrelu_with_noise(*args, **kwargs):
+    """rrelu_with_noise(Tensor input, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)"""
+    try:
+        i, a = _sig_rrelu_with_noise.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rrelu_with_noise, args, kwargs)
+    return _wrap(_op_rrelu_with_noise.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_rrelu_with_noise_functional = _Signatures('rrelu_with_noise_functional', [
+    'rrelu_with_noise_functional(Tensor input, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rrelu_with_noise_functional(*args, **kwargs):
+    """rrelu_with_noise_functional(Tensor input, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)"""
+    try:
+        i, a = _sig_rrelu_with_noise_functional.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rrelu_with_noise_functional, args, kwargs)
+    return _wrap_tuple(_op_rrelu_with_noise_functional.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
 _sig_hardtanh = _Signatures('hardtanh', [
     'hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -7567,6 +7842,20 @@ def native_batch_norm(*args, **kwargs):
     return _wrap_tuple(_op_native_batch_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
 
 
+_sig_instance_norm = _Signatures('instance_norm', [
+    'instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def instance_norm(*args, **kwargs):
+    """instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)"""
+    try:
+        i, a = _sig_instance_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, instance_norm, args, kwargs)
+    return _wrap(_op_instance_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
 _sig_batch_norm_update_stats = _Signatures('batch_norm_update_stats', [
     'batch_norm_update_stats(Tensor input, Tensor? running_mean, Tensor? running_var, float momentum)',
 ], numbers_as_tensors=False, is_method=False)
@@ -7681,6 +7970,132 @@ def dropout_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, dropout_, args, kwargs)
     return _wrap(_op_dropout_.call(a[0], a[1], a[2]))
+
+
+_sig_feature_dropout = _Signatures('feature_dropout', [
+    'feature_dropout(Tensor input, float p, bool train)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def feature_dropout(*args, **kwargs):
+    """feature_dropout(Tensor input, float p, bool train)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float and _t2 is bool:
+            return _wrap(_op_feature_dropout.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_feature_dropout.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, feature_dropout, args, kwargs)
+    return _wrap(_op_feature_dropout.call(a[0], a[1], a[2]))
+
+
+_sig_feature_dropout_ = _Signatures('feature_dropout_', [
+    'feature_dropout_(Tensor input, float p, bool train)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def feature_dropout_(*args, **kwargs):
+    """feature_dropout_(Tensor input, float p, bool train)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float and _t2 is bool:
+            return _wrap(_op_feature_dropout_.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_feature_dropout_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, feature_dropout_, args, kwargs)
+    return _wrap(_op_feature_dropout_.call(a[0], a[1], a[2]))
+
+
+_sig_alpha_dropout = _Signatures('alpha_dropout', [
+    'alpha_dropout(Tensor input, float p, bool train)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def alpha_dropout(*args, **kwargs):
+    """alpha_dropout(Tensor input, float p, bool train)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float and _t2 is bool:
+            return _wrap(_op_alpha_dropout.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_alpha_dropout.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, alpha_dropout, args, kwargs)
+    return _wrap(_op_alpha_dropout.call(a[0], a[1], a[2]))
+
+
+_sig_alpha_dropout_ = _Signatures('alpha_dropout_', [
+    'alpha_dropout_(Tensor input, float p, bool train)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def alpha_dropout_(*args, **kwargs):
+    """alpha_dropout_(Tensor input, float p, bool train)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float and _t2 is bool:
+            return _wrap(_op_alpha_dropout_.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_alpha_dropout_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, alpha_dropout_, args, kwargs)
+    return _wrap(_op_alpha_dropout_.call(a[0], a[1], a[2]))
+
+
+_sig_feature_alpha_dropout = _Signatures('feature_alpha_dropout', [
+    'feature_alpha_dropout(Tensor input, float p, bool train)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def feature_alpha_dropout(*args, **kwargs):
+    """feature_alpha_dropout(Tensor input, float p, bool train)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float and _t2 is bool:
+            return _wrap(_op_feature_alpha_dropout.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_feature_alpha_dropout.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, feature_alpha_dropout, args, kwargs)
+    return _wrap(_op_feature_alpha_dropout.call(a[0], a[1], a[2]))
+
+
+_sig_feature_alpha_dropout_ = _Signatures('feature_alpha_dropout_', [
+    'feature_alpha_dropout_(Tensor input, float p, bool train)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def feature_alpha_dropout_(*args, **kwargs):
+    """feature_alpha_dropout_(Tensor input, float p, bool train)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float and _t2 is bool:
+            return _wrap(_op_feature_alpha_dropout_.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_feature_alpha_dropout_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, feature_alpha_dropout_, args, kwargs)
+    return _wrap(_op_feature_alpha_dropout_.call(a[0], a[1], a[2]))
 
 
 _sig_native_dropout = _Signatures('native_dropout', [
@@ -8026,6 +8441,242 @@ def kl_div(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, kl_div, args, kwargs)
     return _wrap(_op_kl_div.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_cosine_embedding_loss = _Signatures('cosine_embedding_loss', [
+    'cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cosine_embedding_loss(*args, **kwargs):
+    """cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)"""
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is float and _t4 is int and -9223372036854775808 <= _a4 < 9223372036854775808:
+            return _wrap(_op_cosine_embedding_loss.call(_a0._impl, _a1._impl, _a2._impl, _a3, _a4))
+    try:
+        i, a = _sig_cosine_embedding_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cosine_embedding_loss, args, kwargs)
+    return _wrap(_op_cosine_embedding_loss.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_hinge_embedding_loss = _Signatures('hinge_embedding_loss', [
+    'hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hinge_embedding_loss(*args, **kwargs):
+    """hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=Mean)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is float and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_hinge_embedding_loss.call(_a0._impl, _a1._impl, _a2, _a3))
+    try:
+        i, a = _sig_hinge_embedding_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hinge_embedding_loss, args, kwargs)
+    return _wrap(_op_hinge_embedding_loss.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_margin_ranking_loss = _Signatures('margin_ranking_loss', [
+    'margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def margin_ranking_loss(*args, **kwargs):
+    """margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)"""
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is float and _t4 is int and -9223372036854775808 <= _a4 < 9223372036854775808:
+            return _wrap(_op_margin_ranking_loss.call(_a0._impl, _a1._impl, _a2._impl, _a3, _a4))
+    try:
+        i, a = _sig_margin_ranking_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, margin_ranking_loss, args, kwargs)
+    return _wrap(_op_margin_ranking_loss.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_poisson_nll_loss = _Signatures('poisson_nll_loss', [
+    'poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def poisson_nll_loss(*args, **kwargs):
+    """poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)"""
+    if len(args) == 6 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4, _a5 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        _t5 = type(_a5)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is bool and _t3 is bool and _t4 is float and _t5 is int and -9223372036854775808 <= _a5 < 9223372036854775808:
+            return _wrap(_op_poisson_nll_loss.call(_a0._impl, _a1._impl, _a2, _a3, _a4, _a5))
+    try:
+        i, a = _sig_poisson_nll_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, poisson_nll_loss, args, kwargs)
+    return _wrap(_op_poisson_nll_loss.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_triplet_margin_loss = _Signatures('triplet_margin_loss', [
+    'triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def triplet_margin_loss(*args, **kwargs):
+    """triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean)"""
+    if len(args) == 8 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        _t5 = type(_a5)
+        _t6 = type(_a6)
+        _t7 = type(_a7)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is float and _t4 is float and _t5 is float and _t6 is bool and _t7 is int and -9223372036854775808 <= _a7 < 9223372036854775808:
+            return _wrap(_op_triplet_margin_loss.call(_a0._impl, _a1._impl, _a2._impl, _a3, _a4, _a5, _a6, _a7))
+    try:
+        i, a = _sig_triplet_margin_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, triplet_margin_loss, args, kwargs)
+    return _wrap(_op_triplet_margin_loss.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig_soft_margin_loss = _Signatures('soft_margin_loss', [
+    'soft_margin_loss(Tensor input, Tensor target, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def soft_margin_loss(*args, **kwargs):
+    """soft_margin_loss(Tensor input, Tensor target, int reduction=Mean)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_soft_margin_loss.call(_a0._impl, _a1._impl, _a2))
+    try:
+        i, a = _sig_soft_margin_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, soft_margin_loss, args, kwargs)
+    return _wrap(_op_soft_margin_loss.call(a[0], a[1], a[2]))
+
+
+_sig_pdist = _Signatures('pdist', [
+    'pdist(Tensor input, float p=2)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def pdist(*args, **kwargs):
+    """pdist(Tensor input, float p=2)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float:
+            return _wrap(_op_pdist.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_pdist.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, pdist, args, kwargs)
+    return _wrap(_op_pdist.call(a[0], a[1]))
+
+
+_sig__pdist_forward = _Signatures('_pdist_forward', [
+    '_pdist_forward(Tensor input, float p=2)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _pdist_forward(*args, **kwargs):
+    """_pdist_forward(Tensor input, float p=2)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float:
+            return _wrap(_op__pdist_forward.call(_a0._impl, _a1))
+    try:
+        i, a = _sig__pdist_forward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _pdist_forward, args, kwargs)
+    return _wrap(_op__pdist_forward.call(a[0], a[1]))
+
+
+_sig__pdist_backward = _Signatures('_pdist_backward', [
+    '_pdist_backward(Tensor grad, Tensor input, float p, Tensor pdist)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _pdist_backward(*args, **kwargs):
+    """_pdist_backward(Tensor grad, Tensor input, float p, Tensor pdist)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is float and (_t3 is _T or _TS[_t3]):
+            return _wrap(_op__pdist_backward.call(_a0._impl, _a1._impl, _a2, _a3._impl))
+    try:
+        i, a = _sig__pdist_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _pdist_backward, args, kwargs)
+    return _wrap(_op__pdist_backward.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_multi_margin_loss = _Signatures('multi_margin_loss', [
+    'multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def multi_margin_loss(*args, **kwargs):
+    """multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean)"""
+    try:
+        i, a = _sig_multi_margin_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, multi_margin_loss, args, kwargs)
+    return _wrap(_op_multi_margin_loss.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_multilabel_margin_loss = _Signatures('multilabel_margin_loss', [
+    'multilabel_margin_loss(Tensor input, Tensor target, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def multilabel_margin_loss(*args, **kwargs):
+    """multilabel_margin_loss(Tensor input, Tensor target, int reduction=Mean)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_multilabel_margin_loss.call(_a0._impl, _a1._impl, _a2))
+    try:
+        i, a = _sig_multilabel_margin_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, multilabel_margin_loss, args, kwargs)
+    return _wrap(_op_multilabel_margin_loss.call(a[0], a[1], a[2]))
 
 
 _sig__fused_adam_ = _Signatures('_fused_adam_', [
@@ -18240,9 +18891,9 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
-NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', '_upsample_nearest_exact1d', '_upsample_nearest_exact2d', '_upsample_nearest_exact3d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'upsample_nearest3d', 'upsample_trilinear3d']
+NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', '_upsample_nearest_exact1d', '_upsample_nearest_exact2d', '_upsample_nearest_exact3d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'softshrink_backward', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'upsample_nearest3d', 'upsample_trilinear3d']
 SPECIAL_FUNCTIONS = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_digamma', 'special_entr', 'special_erf', 'special_erfc', 'special_erfcx', 'special_erfinv', 'special_exp2', 'special_expit', 'special_expm1', 'special_gammainc', 'special_gammaincc', 'special_gammaln', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log1p', 'special_log_ndtr', 'special_log_softmax', 'special_logit', 'special_logsumexp', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_multigammaln', 'special_ndtr', 'special_ndtri', 'special_polygamma', 'special_psi', 'special_round', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_sinc', 'special_softmax', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_xlogy', 'special_zeta']

@@ -136,6 +136,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _nnz as _op__nnz,
     _pad_circular as _op__pad_circular,
     _pad_enum as _op__pad_enum,
+    _pdist_backward as _op__pdist_backward,
+    _pdist_forward as _op__pdist_forward,
     _reshape_alias as _op__reshape_alias,
     _reshape_alias_copy as _op__reshape_alias_copy,
     _reshape_alias_copy_out as _op__reshape_alias_copy_out,
@@ -234,6 +236,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     all_dims_out as _op_all_dims_out,
     all_out as _op_all_out,
     allclose as _op_allclose,
+    alpha_dropout as _op_alpha_dropout,
+    alpha_dropout_ as _op_alpha_dropout_,
     amax as _op_amax,
     amax_out as _op_amax_out,
     amin as _op_amin,
@@ -447,6 +451,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     conv1d_padding as _op_conv1d_padding,
     conv2d as _op_conv2d,
     conv2d_padding as _op_conv2d_padding,
+    conv3d as _op_conv3d,
+    conv3d_padding as _op_conv3d_padding,
+    conv_transpose1d as _op_conv_transpose1d,
+    conv_transpose2d_input as _op_conv_transpose2d_input,
+    conv_transpose3d_input as _op_conv_transpose3d_input,
     convolution as _op_convolution,
     convolution_backward as _op_convolution_backward,
     copy_ as _op_copy_,
@@ -462,6 +471,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cosh as _op_cosh,
     cosh_ as _op_cosh_,
     cosh_out as _op_cosh_out,
+    cosine_embedding_loss as _op_cosine_embedding_loss,
     cosine_similarity as _op_cosine_similarity,
     count_nonzero as _op_count_nonzero,
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
@@ -568,6 +578,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     expm1_ as _op_expm1_,
     expm1_out as _op_expm1_out,
     exponential_ as _op_exponential_,
+    feature_alpha_dropout as _op_feature_alpha_dropout,
+    feature_alpha_dropout_ as _op_feature_alpha_dropout_,
+    feature_dropout as _op_feature_dropout,
+    feature_dropout_ as _op_feature_dropout_,
     fft_fft as _op_fft_fft,
     fft_fft2 as _op_fft_fft2,
     fft_fft2_out as _op_fft_fft2_out,
@@ -702,6 +716,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     hann_window_out as _op_hann_window_out,
     hann_window_periodic as _op_hann_window_periodic,
     hann_window_periodic_out as _op_hann_window_periodic_out,
+    hardshrink as _op_hardshrink,
+    hardshrink_backward as _op_hardshrink_backward,
+    hardshrink_backward_grad_input as _op_hardshrink_backward_grad_input,
+    hardshrink_out as _op_hardshrink_out,
     hardsigmoid as _op_hardsigmoid,
     hardsigmoid_ as _op_hardsigmoid_,
     hardsigmoid_backward as _op_hardsigmoid_backward,
@@ -718,6 +736,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     heaviside as _op_heaviside,
     heaviside_ as _op_heaviside_,
     heaviside_out as _op_heaviside_out,
+    hinge_embedding_loss as _op_hinge_embedding_loss,
     hsplit_array as _op_hsplit_array,
     hsplit_int as _op_hsplit_int,
     hstack as _op_hstack,
@@ -757,6 +776,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     indices as _op_indices,
     inner as _op_inner,
     inner_out as _op_inner_out,
+    instance_norm as _op_instance_norm,
     inverse as _op_inverse,
     inverse_out as _op_inverse_out,
     is_coalesced as _op_is_coalesced,
@@ -949,6 +969,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lu_solve_out as _op_lu_solve_out,
     lu_unpack as _op_lu_unpack,
     lu_unpack_out as _op_lu_unpack_out,
+    margin_ranking_loss as _op_margin_ranking_loss,
     masked_fill_Scalar as _op_masked_fill_Scalar,
     masked_fill_Tensor as _op_masked_fill_Tensor,
     masked_fill__Scalar as _op_masked_fill__Scalar,
@@ -1026,6 +1047,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     mul__Scalar as _op_mul__Scalar,
     mul__Tensor as _op_mul__Tensor,
     mul_out as _op_mul_out,
+    multi_margin_loss as _op_multi_margin_loss,
+    multilabel_margin_loss as _op_multilabel_margin_loss,
     multinomial as _op_multinomial,
     multinomial_out as _op_multinomial_out,
     multiply_Scalar as _op_multiply_Scalar,
@@ -1112,12 +1135,14 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     outer as _op_outer,
     outer_out as _op_outer_out,
     pad as _op_pad,
+    pdist as _op_pdist,
     permute as _op_permute,
     permute_copy as _op_permute_copy,
     permute_copy_out as _op_permute_copy_out,
     pinverse as _op_pinverse,
     pixel_shuffle as _op_pixel_shuffle,
     pixel_unshuffle as _op_pixel_unshuffle,
+    poisson_nll_loss as _op_poisson_nll_loss,
     polar as _op_polar,
     polar_out as _op_polar_out,
     polygamma as _op_polygamma,
@@ -1207,6 +1232,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     row_indices as _op_row_indices,
     row_stack as _op_row_stack,
     row_stack_out as _op_row_stack_out,
+    rrelu as _op_rrelu,
+    rrelu_ as _op_rrelu_,
+    rrelu_with_noise as _op_rrelu_with_noise,
+    rrelu_with_noise_functional as _op_rrelu_with_noise_functional,
     rsqrt as _op_rsqrt,
     rsqrt_ as _op_rsqrt_,
     rsqrt_out as _op_rsqrt_out,
@@ -1280,12 +1309,17 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     slogdet_out as _op_slogdet_out,
     smooth_l1_loss as _op_smooth_l1_loss,
     smooth_l1_loss_out as _op_smooth_l1_loss_out,
+    soft_margin_loss as _op_soft_margin_loss,
     softmax_int as _op_softmax_int,
     softmax_int_out as _op_softmax_int_out,
     softplus as _op_softplus,
     softplus_backward as _op_softplus_backward,
     softplus_backward_grad_input as _op_softplus_backward_grad_input,
     softplus_out as _op_softplus_out,
+    softshrink as _op_softshrink,
+    softshrink_backward as _op_softshrink_backward,
+    softshrink_backward_grad_input as _op_softshrink_backward_grad_input,
+    softshrink_out as _op_softshrink_out,
     sort as _op_sort,
     sort_stable as _op_sort_stable,
     sort_values as _op_sort_values,
@@ -1573,6 +1607,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tril_ as _op_tril_,
     tril_indices as _op_tril_indices,
     tril_out as _op_tril_out,
+    triplet_margin_loss as _op_triplet_margin_loss,
     triu as _op_triu,
     triu_ as _op_triu_,
     triu_indices as _op_triu_indices,
@@ -4205,6 +4240,49 @@ def relu_(self, *args, **kwargs):
             return _tf_fallback(e, relu_, (self,) + args, kwargs)
     _op_relu_.call(self._impl)
     return self
+
+
+_sig_hardshrink = _Signatures('hardshrink', [
+    'hardshrink(Scalar lambd=0.5)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def hardshrink(self, *args, **kwargs):
+    """hardshrink(Scalar lambd=0.5)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, hardshrink, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616):
+            return _wrap(_op_hardshrink.call(self._impl, _a0))
+    try:
+        i, a = _sig_hardshrink.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardshrink, (self,) + args, kwargs)
+    return _wrap(_op_hardshrink.call(self._impl, a[0]))
+
+
+_sig_hardshrink_backward = _Signatures('hardshrink_backward', [
+    'hardshrink_backward(Tensor grad_out, Scalar lambd)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def hardshrink_backward(self, *args, **kwargs):
+    """hardshrink_backward(Tensor grad_out, Scalar lambd)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, hardshrink_backward, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_hardshrink_backward.call(_a0._impl, self._impl, _a1))
+    try:
+        i, a = _sig_hardshrink_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardshrink_backward, (self,) + args, kwargs)
+    return _wrap(_op_hardshrink_backward.call(a[0], self._impl, a[1]))
 
 
 _sig_abs = _Signatures('abs', [
@@ -11662,7 +11740,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', '_is_zerotensor', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', '_is_zerotensor', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'hardshrink', 'hardshrink_backward', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

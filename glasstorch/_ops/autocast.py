@@ -42,13 +42,17 @@ AUTOCAST_KEY_FOR_DEVICE = {"cpu": "AutocastCPU", "cuda": "AutocastCUDA", "emu": 
 _DEFAULT_DTYPE = {"cpu": bfloat16, "cuda": float16, "emu": float16}
 
 _CUDA_POLICIES = {
-    "lower_precision_fp": ("_convolution", "addbmm", "addmm", "addmv", "baddbmm", "bmm", "conv1d", "conv2d",
+    "lower_precision_fp": ("_convolution", "addbmm", "addmm", "addmv", "baddbmm", "bmm", "conv1d", "conv2d", "conv3d",
+                           "conv_transpose1d", "conv_transpose2d.input", "conv_transpose3d.input",
                            "convolution", "einsum", "linear", "matmul", "mm", "mv", "scaled_dot_product_attention"),
     "fp32": ("acos", "asin", "cosh", "erfinv", "exp", "expm1", "group_norm", "huber_loss", "kl_div", "l1_loss",
              "layer_norm", "log", "log10", "log1p", "log2", "logsumexp", "mse_loss", "native_layer_norm", "nll_loss",
              "nll_loss2d", "pow.Scalar", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "reciprocal", "rms_norm", "rsqrt",
              "sinh", "smooth_l1_loss", "softplus", "tan", "binary_cross_entropy_with_logits", "norm.Scalar",
-             "norm.ScalarOpt_dim", "cosine_similarity",
+             "norm.ScalarOpt_dim", "cosine_similarity", "cosine_embedding_loss", "hinge_embedding_loss",
+             "margin_ranking_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss", "pdist",
+             "multi_margin_loss", "multilabel_margin_loss",
+
              # the upsampling operators (not their .vec overloads), as torch's CUDA fp32 list
              "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
              "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
@@ -63,13 +67,17 @@ _CUDA_POLICIES["lower_precision_fp"] += ("linalg_multi_dot", "linalg_vecdot")
 POLICIES = {
     "cpu": {
         "lower_precision_fp": ("addbmm", "addmm", "baddbmm", "bmm", "conv1d", "conv1d.padding", "conv2d",
-                               "conv2d.padding", "linalg_vecdot", "linear", "matmul", "mm",
+                               "conv2d.padding", "conv3d", "conv3d.padding", "conv_transpose1d",
+                               "conv_transpose2d.input", "conv_transpose3d.input", "linalg_vecdot", "linear", "matmul",
+                               "mm",
                                "scaled_dot_product_attention"),
         "fp32": ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy_loss", "huber_loss",
                  "kl_div", "l1_loss", "linalg_svd", "linalg_svdvals", "mse_loss", "nll_loss", "nll_loss2d", "polar",
                  "prod", "prod.dim_int",
                  "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d",
-                 "replication_pad3d", "smooth_l1_loss", "view_as_complex",
+                 "replication_pad3d", "smooth_l1_loss", "view_as_complex", "cosine_embedding_loss",
+                 "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss", "soft_margin_loss",
+                 "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
                  # the linear-algebra decompositions and solvers run in float32 on CPU, as in torch's fp32 list
                  "_lu_with_info", "cholesky", "cholesky_inverse", "cholesky_solve", "geqrf", "inverse",
                  "linalg_cholesky", "linalg_cholesky_ex", "linalg_cond", "linalg_cond.p_str", "linalg_eig",

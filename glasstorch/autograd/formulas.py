@@ -50,7 +50,8 @@ __all__ = [
     "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
-    "hardsigmoid_backward", "hardswish_backward",
+    "hardsigmoid_backward", "hardswish_backward", "hardshrink_backward", "softshrink_backward",
+    "soft_margin_loss_backward", "rrelu_with_noise_backward", "pdist_backward",
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
@@ -859,6 +860,23 @@ def hardtanh_backward(grad, x, min_val, max_val):
     return _T.ops.aten.hardtanh_backward.default(grad, x, min_val, max_val)
 
 
+def rrelu_with_noise_backward(grad, x, noise, lower, upper, training):
+    """``grad * noise`` after a training forward (the slopes it drew), else leaky_relu's at the mean slope."""
+    if training and upper - lower > 1e-6:
+        return grad * noise
+    return _T.ops.aten.leaky_relu_backward.default(grad, x, (lower + upper) / 2, False)
+
+
+def hardshrink_backward(grad, x, lambd):
+    """The ``hardshrink_backward`` operator (differentiable again: HardshrinkBackwardBackward0)."""
+    return _T.ops.aten.hardshrink_backward.default(grad, x, lambd)
+
+
+def softshrink_backward(grad, x, lambd):
+    """The ``softshrink_backward`` operator (differentiable again: SoftshrinkBackwardBackward0)."""
+    return _T.ops.aten.softshrink_backward.default(grad, x, lambd)
+
+
 def leaky_relu_backward(grad, x, negative_slope, self_is_result):
     """The ``leaky_relu_backward`` operator (differentiable again: LeakyReluBackwardBackward0)."""
     return _T.ops.aten.leaky_relu_backward.default(grad, x, negative_slope, self_is_result)
@@ -968,6 +986,19 @@ def bce_target_backward(grad, x, target, weight, reduction):
     if weight is not None:
         out = out * weight
     return out / target.numel() if reduction == 1 else out
+
+
+def pdist_backward(grad, x, p, result):
+    """The ``_pdist_backward`` operator (no derivative of its own, as in PyTorch)."""
+    return _T.ops.aten._pdist_backward.default(grad, x, p, result)
+
+
+def soft_margin_loss_backward(grad, x, target, reduction):
+    """``-norm * target * z / (1 + z) * grad`` with ``z = exp(-target * x)`` (torch's order of operations), in
+    differentiable operations (double backward)."""
+    z = (-target * x).exp()
+    norm = 1.0 / x.numel() if reduction == 1 else 1.0
+    return target * z * (-norm) / (z + 1) * grad
 
 
 def bce_logits_backward(grad, x, target, weight, pos_weight, reduction):

@@ -11,7 +11,10 @@ The module is organised in sections, one per owning family; add new functions to
 
 from __future__ import annotations
 
+import math
 import warnings
+
+import numpy as _np
 
 from glasstorch._generated import functions as _gen
 
@@ -31,6 +34,8 @@ relu_ = _gen.relu_
 selu_ = _gen.selu_
 celu_ = _gen.celu_
 threshold_ = _gen.threshold_
+hardshrink = _gen.hardshrink
+softshrink = _gen.softshrink
 
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -99,8 +104,18 @@ def mish(input, inplace=False):
     return _gen.mish_(input) if inplace else _gen.mish(input)
 
 
-def threshold(input, threshold, value, inplace=False):
+def _threshold(input, threshold, value, inplace=False):
     return _gen.threshold_(input, threshold, value) if inplace else _gen.threshold(input, threshold, value)
+
+
+threshold = _threshold  # torch's F.threshold is its _threshold under a docstring
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: a slope drawn from U(lower, upper) per non-positive element in training."""
+    if inplace:
+        return _gen.rrelu_(input, lower, upper, training)
+    return _gen.rrelu(input, lower, upper, training)
 
 
 def glu(input, dim=-1):
@@ -122,6 +137,73 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return _gen.dropout_(input, p, training) if inplace else _gen.dropout(input, p, training)
+
+
+def _check_dropout_p(p) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input, p, training, inplace):
+    return _gen.feature_dropout_(input, p, training) if inplace else _gen.feature_dropout(input, p, training)
+
+
+def _channel_dropout(name, input, p, training, inplace, dims, batched_dim):
+    """dropout1d/2d/3d: one draw per channel through ``feature_dropout``; an unbatched input gets a batch dim of 1
+    (2-D's 3-D inputs are taken as batched 1-D, as in torch)."""
+    _check_dropout_p(p)
+    ndim = input.dim()
+    if ndim not in dims:
+        warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error "
+                      f"in a future release. To retain the behavior and silence this warning, please use dropout "
+                      f"instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{dims[0] - 1} spatial dimensions, a channel dimension, and an optional batch dimension "
+                      f"(i.e. {dims[0]}D or {dims[1]}D inputs).", stacklevel=3)
+    if batched_dim is None or ndim == batched_dim:
+        return _feature_dropout(input, p, training, inplace)
+    input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    return result.squeeze_(0) if inplace else result.squeeze(0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an ``(N, C, L)`` or ``(C, L)`` input with probability ``p``."""
+    _check_dropout_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           f"dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           f"channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _channel_dropout("dropout1d", input, p, training, inplace, (2, 3), 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an ``(N, C, H, W)`` input with probability ``p``."""
+    if input.dim() == 3 and 0.0 <= p <= 1.0:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This "
+                      "behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", stacklevel=2)
+    return _channel_dropout("dropout2d", input, p, training, inplace, (3, 4), None)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with probability ``p``."""
+    return _channel_dropout("dropout3d", input, p, training, inplace, (4, 5), 5)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's zero mean and unit variance (dropped elements take SELU's saturation value)."""
+    _check_dropout_p(p)
+    return _gen.alpha_dropout_(input, p, training) if inplace else _gen.alpha_dropout(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels."""
+    _check_dropout_p(p)
+    if inplace:
+        return _gen.feature_alpha_dropout_(input, p, training)
+    return _gen.feature_alpha_dropout(input, p, training)
 
 
 def _verify_batch_size(size) -> None:
@@ -151,6 +233,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _gen.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)
 
 
+def _verify_spatial_size(size) -> None:
+    if math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalize each (sample, channel) plane by its own statistics (or by the running ones)."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    return _gen.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                              _torch.backends.cudnn.enabled)
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
@@ -174,6 +270,105 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         input = input.contiguous()
         _gen.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
     return _gen.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _bag_layout(input, offsets, include_last_offset):
+    """(bag of each index position, number of bags) from 1-D ``input`` and its ``offsets``."""
+    starts = offsets.detach().cpu().numpy().astype("int64")
+    n = input.numel()
+    bags = len(starts) - 1 if include_last_offset else len(starts)
+    if bags > 0:
+        if starts[0] != 0:
+            raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                               f"from position 0. However, got {int(starts[0])}")
+        if starts[bags - 1] > n:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {n}, but got offsets[-1] of "
+                               f"{int(starts[bags - 1])}")
+    bag_of = _np.searchsorted(starts[:bags], _np.arange(n), side="right") - 1
+    if include_last_offset and bags >= 0 and len(starts):
+        bag_of = _np.where(_np.arange(n) < starts[-1], bag_of, -1)
+    return bag_of, max(bags, 0)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embedding rows (bags given by ``offsets`` or the rows of a 2-D input)."""
+    if weight.dtype == _torch.long and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if not weight.dim() == 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        offsets = _torch.arange(0, input.numel(), input.size(1), dtype=input.dtype, device=input.device)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None:
+        with _torch.no_grad():
+            _gen.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  f"GitHub.")
+    return _embedding_bag_reduce(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
+
+
+def _embedding_bag_reduce(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+    """The bags' reduction in ``weight``'s opmath type: padding rows excluded, empty bags 0, max taking each
+    feature's first largest row (its gradient goes there)."""
+    num, dim = weight.shape
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += num
+    bag_of, bags = _bag_layout(input, offsets, include_last_offset)
+    idx = input.detach().cpu().numpy().astype("int64")
+    keep = (bag_of >= 0) & (idx != (-1 if padding_idx is None else padding_idx))
+    low = weight.dtype in (_torch.float16, _torch.bfloat16)
+    rows = _torch.nn.functional.embedding(input, weight)
+    rows = rows.float() if low else rows
+    out_dtype = rows.dtype
+    pos = _np.nonzero(keep)[0]
+    if mode == "max":
+        vals = rows.detach().cpu().numpy()
+        best = _np.zeros((bags, dim), "int64")
+        filled = _np.zeros(bags, bool)
+        for b in _np.unique(bag_of[pos]):  # per bag: one vector argmax over its rows
+            members = pos[bag_of[pos] == b]
+            best[b] = members[_np.argmax(vals[members], axis=0)]
+            filled[b] = True
+        gathered = rows.gather(0, _torch.from_numpy(best)) if rows.shape[0] else _torch.zeros(bags, dim)
+        out = gathered * _torch.from_numpy(filled[:, None]).to(out_dtype)
+    else:
+        picked = rows[_torch.from_numpy(pos)]
+        if per_sample_weights is not None:
+            psw = per_sample_weights[_torch.from_numpy(pos)]
+            picked = picked * (psw.float() if low else psw).unsqueeze(1)
+        out = _torch.zeros(bags, dim, dtype=out_dtype).index_add(0, _torch.from_numpy(bag_of[pos]), picked)
+        if mode == "mean":
+            counts = _np.bincount(bag_of[pos], minlength=bags).astype("float64")
+            out = out / _torch.from_numpy(_np.maximum(counts, 1.0)[:, None]).to(out_dtype)
+    return out.to(weight.dtype) if low else out
 
 
 # torch._C._nn bindings owned by other families, present once their operators are declared
@@ -222,6 +417,37 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         reduction = _Reduction.legacy_get_string(size_average, reduce)
     return _gen.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index,
                                    label_smoothing)
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)``; a ``linear_weight`` of shape
+    ``(C, d1, ..., in_features)`` gives a K-dimensional loss over ``(N, C, d1, ...)`` logits."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    classes, extra = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *extra):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *extra)}, got {tuple(linear_bias.shape)}")
+    if extra and not batch:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires "
+                           f"batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*batch, classes, *extra)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if extra:
+        linear_weight = linear_weight.reshape((math.prod(extra, start=classes), in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(math.prod(extra, start=classes))
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -324,8 +550,150 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return reduced
 
 
+def _legacy_enum(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _Reduction.legacy_get_enum(size_average, reduce)
+    return _Reduction.get_enum(reduction)
+
+
+def _legacy_string(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _Reduction.legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _reduce_by_name(loss, reduction, message):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(message)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``1 - cos(x1, x2)`` for ``target == 1``, ``max(0, cos(x1, x2) - margin)`` for ``target == -1``."""
+    return _torch.cosine_embedding_loss(input1, input2, target, margin,
+                                        _legacy_enum(size_average, reduce, reduction))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """``x`` for ``target == 1``, ``max(0, margin - x)`` for ``target == -1``."""
+    return _torch.hinge_embedding_loss(input, target, margin, _legacy_enum(size_average, reduce, reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    reduction_enum = _legacy_enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _torch.margin_ranking_loss(input1, input2, target, margin, reduction_enum)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-y * x))`` (two-class logistic loss)."""
+    return _gen.soft_margin_loss(input, target, _legacy_enum(size_average, reduce, reduction))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Negative log likelihood of ``target`` under a Poisson of rate ``exp(input)`` (or ``input``)."""
+    reduction = _legacy_string(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _torch.poisson_nll_loss(input, target, log_input, full, eps, _Reduction.get_enum(reduction))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """``0.5 * (log(var) + (input - target)**2 / var)`` (+ ``0.5 * log(2 pi)`` when ``full``); ``var`` is clamped
+    to ``eps`` outside autograd."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _torch.ones_like(input)
+    elif _torch.any(var < 0):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():  # one variance per sample, the last dim's
+            var = _torch.unsqueeze(var, -1)
+        elif not (input.ndim == var.ndim
+                  and sum(v for i, v in zip(input.size(), var.size(), strict=True) if i != v) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with _torch.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (_torch.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return _reduce_by_name(loss, reduction, reduction + " is not valid")
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Per-class binary logistic loss averaged over the classes (last dim)."""
+    reduction = _legacy_string(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    return _reduce_by_name(loss, reduction, reduction + " is not valid")
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i])^p / C`` per sample."""
+    reduction_enum = _legacy_enum(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _gen.multi_margin_loss(input, target, p, margin, weight, reduction_enum)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label hinge loss between each target class (the indices before the first -1) and every other class."""
+    return _gen.multilabel_margin_loss(input, target, _legacy_enum(size_average, reduce, reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the ``p``-norm distance."""
+    reduction_enum = _legacy_enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _torch.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_enum)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """The triplet loss under any ``distance_function`` (``pairwise_distance`` by default)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           f"inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = _torch.minimum(dist_neg, distance(positive, negative))
+    return _reduce_by_name(_torch.clamp_min(margin + dist_pos - dist_neg, 0), reduction, "")
+
+
 conv1d = _gen.conv1d  # torch.nn.functional.conv1d is torch.conv1d
 conv2d = _gen.conv2d
+conv3d = _gen.conv3d
+pdist = _gen.pdist  # torch.nn.functional.pdist is torch.pdist
+conv_transpose1d = _gen.conv_transpose1d
+conv_transpose2d = _gen.conv_transpose2d
+conv_transpose3d = _gen.conv_transpose3d
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -379,18 +747,6 @@ def softsign(input):
 def tanhshrink(input):
     """``x - tanh(x)``."""
     return input - input.tanh()
-
-
-def hardshrink(input, lambd=0.5):
-    """``x`` where ``|x| > lambd``, else 0."""
-    return input.masked_fill((input >= -lambd) & (input <= lambd), 0)
-
-
-def softshrink(input, lambd=0.5):
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return input - input.clamp(-lambd, lambd)
 
 
 def prelu(input, weight):

@@ -190,7 +190,24 @@ def _freeze_gt_rng_state():
 TEST_HELPERS = {"torch.testing._utils.freeze_rng_state": _freeze_gt_rng_state}
 
 
+def _module_instance_to_gt(m, memo: dict):
+    """A torch.nn module instance without parameters or buffers (``distance_function=nn.PairwiseDistance()``):
+    glasstorch's class of the same path, with the same public settings."""
+    path = public_path(type(m))
+    if path is None or next(m.parameters(), None) is not None or next(m.buffers(), None) is not None:
+        raise MissingName(f"glasstorch version of the module {m!r}")
+    cls = gt_attr(path)
+    out = cls.__new__(cls)
+    gt.nn.Module.__init__(out)
+    for k, v in vars(m).items():
+        if not k.startswith("_") and k != "training":
+            setattr(out, k, to_gt(v, memo))
+    return out.train(m.training)
+
+
 def _callable_to_gt(fn, memo: dict):
+    if isinstance(fn, torch.nn.Module):
+        return _module_instance_to_gt(fn, memo)
     helper = TEST_HELPERS.get(f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', '')}")
     if helper is not None:
         return helper

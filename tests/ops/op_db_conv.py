@@ -121,6 +121,36 @@ def conv1d_errors():
             ErrorSample((T((1, 2, 7)), T((4, 3, 3))), name="channels")]
 
 
+def conv3d_samples(dtype):
+    x, w, b = _x((2, 2, 5, 4, 5)), _x((3, 2, 2, 3, 2), 1), _x((3,), 2)
+    t = _tol(dtype)
+    yield Sample((x, w, b), name="bias", **t)
+    yield Sample((x, w, None, (2, 1, 2), 1, (1, 2, 1)), name="stride padding dilation", **t)
+    yield Sample((x, _x((4, 1, 2, 2, 2), 3)), {"groups": 2}, name="groups", **t)
+    yield Sample((_x((2, 5, 4, 5)), w, b), name="unbatched", **t)
+    yield Sample((x, w), {"padding": "same"}, name="same", **t)
+
+
+def conv_transpose_samples(nd):
+    def samples(dtype):
+        t = _tol(dtype)
+        sp = (5, 4, 3)[:nd]
+        x, w, b = _x((2, 4, *sp)), _x((4, 3, *(3,) * nd), 1), _x((3,), 2)
+        yield Sample((x, w, b), name="bias", **t)
+        yield Sample((x, w, None, 2, 1, 1), name="stride padding output_padding", **t)
+        yield Sample((x, _x((4, 2, *(2,) * nd), 3), None, 1, 0, 0, 2), name="groups", **t)
+        yield Sample((x, w), {"stride": 2, "dilation": 2, "output_padding": 1}, name="dilation", **t)
+        yield Sample((_x((4, *sp)), w, b), name="unbatched", **t)
+    return samples
+
+
+def conv_transpose_errors(nd):
+    return lambda: [ErrorSample((T((1, 2, *(5,) * nd)), T((4, 3, *(3,) * nd))), name="channels"),
+                    ErrorSample((T((1, 4, *(5,) * nd)), T((4, 3, *(3,) * nd))), {"stride": 1, "output_padding": 1},
+                                name="output_padding"),
+                    ErrorSample((T((4,)), T((4, 3, *(3,) * nd))), name="1-d input")]
+
+
 def convolution_samples(dtype):
     """``torch.convolution``: every argument positional, also transposed and 3-d."""
     t = _tol(dtype)
@@ -347,6 +377,11 @@ OPS = [
     OpInfo("nn.functional.conv2d", aten=("conv2d",), samples=conv2d_samples, dtypes=FLOATS),
     ConvOpInfo("conv2d (channels_last)", aten=("conv2d",), fn=_channels_last("conv2d"), dtypes=FLOATS + ("int64",),
                samples=lambda dt: (s for s in conv2d_samples(dt) if s.name in ("bias", "groups=2", "plain"))),
+    OpInfo("conv3d", aten=("conv3d", "conv3d.padding"), samples=conv3d_samples, dtypes=CONV_DTYPES,
+           errors=lambda: [ErrorSample((T((1, 2, 3, 4, 5, 6)), T((3, 2, 2, 2, 2))), name="6-d input")]),
+    *[OpInfo(f"conv_transpose{nd}d", aten=(f"conv_transpose{nd}d" + (".input" if nd > 1 else ""),),
+             samples=conv_transpose_samples(nd), dtypes=CONV_DTYPES, errors=conv_transpose_errors(nd))
+      for nd in (1, 2, 3)],
     OpInfo("conv1d", aten=("conv1d", "conv1d.padding"), samples=conv1d_samples, dtypes=CONV_DTYPES,
            errors=conv1d_errors),
     OpInfo("convolution", aten=("convolution",), samples=convolution_samples, dtypes=CONV_DTYPES,

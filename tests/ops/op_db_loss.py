@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 
+import numpy as np
 from opinfo import FLOATS, HALF, ErrorSample, OpInfo, Sample, T
 
 import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
@@ -403,6 +405,74 @@ def nll_backward_errors(spatial=False):
     return out
 
 
+
+def _pm_one(shape):
+    """A target of +-1 values (and a 0: the losses treat values other than +-1 specially)."""
+    n = math.prod(shape)
+    return T(shape, values=np.resize([1.0, -1.0, 1.0, 0.0, -1.0, -1.0], n).reshape(shape).tolist())
+
+
+def embedding_loss_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), seed=1), _pm_one((3,)), 0.0, 1), name="2-d")
+    yield Sample((T((4,)), T((4,), seed=1), T((), values=-1.0), 0.2, 2), name="1-d margin")
+    yield Sample((T((3, 4)), T((3, 4), seed=1), _pm_one((3,)), 0.5, 0), name="none")
+
+
+def hinge_samples(dtype):
+    yield Sample((T((3, 4)), _pm_one((3, 4)), 1.0, 1), name="mean")
+    yield Sample((T((5,)), _pm_one((5,)), 0.5, 2), name="sum margin")
+
+
+def ranking_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), seed=1), _pm_one((3, 4)), 0.0, 1), name="mean")
+    yield Sample((T((5,)), T((5,), seed=1), _pm_one((5,)), 0.3, 0), name="none")
+
+
+def poisson_samples(dtype):
+    t = T((3, 4), low=0.0, high=4.0, seed=2)
+    yield Sample((T((3, 4)), t, True, False, 1e-8, 1), name="log input")
+    yield Sample((T((3, 4), low=0.1, high=3.0), t, False, True, 1e-8, 2), name="full")
+
+
+def triplet_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), seed=1), T((3, 4), seed=2), 1.0, 2.0, 1e-6, False, 1), name="mean")
+    yield Sample((T((3, 4)), T((3, 4), seed=1), T((3, 4), seed=2), 0.5, 1.0, 1e-6, True, 0), name="p=1 swap")
+
+
+def soft_margin_samples(dtype):
+    yield Sample((T((3, 4)), _pm_one((3, 4)), 1), name="mean")
+    yield Sample((T((5,)), _pm_one((5,)), 0), name="none")
+
+
+
+def pdist_samples(dtype):
+    for p in (2.0, 1.0, 0.0, 0.5, 3.0, float("inf")):
+        yield Sample((T((5, 3)), p), name=f"p={p}")
+    yield Sample((T((1, 3)),), name="one row")
+    yield Sample((T((4, 3), layout="transposed"),), name="transposed")
+
+
+def pdist_backward_samples(dtype):
+    x = T((4, 3))
+    yield Sample((T((6,), seed=1), x, 2.0, T((6,), seed=2, low=0.5, high=2.0)), name="p=2")
+    yield Sample((T((6,), seed=1), x, 1.5, T((6,), seed=2, low=0.5, high=2.0)), name="p=1.5")
+
+
+
+def multi_margin_samples(dtype):
+    x, t = T((4, 5)), T((4,), dtype="int64", low=0, high=5)
+    yield Sample((x, t, 1, 1.0, None, 1), name="mean")
+    yield Sample((x, t, 2, 0.5, T((5,), seed=3, low=0.1, high=2.0), 2), name="p=2 weight sum")
+    yield Sample((T((5,)), T((), dtype="int64", low=0, high=5), 1, 1.0, None, 0), name="1-d none")
+
+
+def multilabel_margin_samples(dtype):
+    t = T((3, 4), dtype="int64", values=[[0, 2, -1, 1], [3, -1, 0, 0], [1, 1, 2, -1]])
+    yield Sample((T((3, 4)), t, 1), name="mean")
+    yield Sample((T((3, 4)), t, 0), name="none")
+    yield Sample((T((4,)), T((4,), dtype="int64", values=[3, 0, -1, 2]), 2), name="1-d sum")
+
+
 OPS = [
     OpInfo("nn.functional.cross_entropy", aten=("cross_entropy_loss",), samples=cross_entropy_samples_tol,
            dtypes=LOSS_DTYPES, errors=cross_entropy_errors),
@@ -460,6 +530,33 @@ OPS = [
            samples=aten_bce_logits_samples, dtypes=LOSS_DTYPES),
     OpInfo("nn.functional.kl_div", aten=(), samples=kl_div_samples, dtypes=LOSS_DTYPES, errors=kl_div_errors),
     OpInfo("kl_div", aten=("kl_div",), samples=aten_kl_div_samples, dtypes=LOSS_DTYPES),
+    OpInfo("pdist", aten=("pdist", "_pdist_forward"), samples=pdist_samples, dtypes=FLOATS,
+           errors=lambda: [ErrorSample((T((3,)),), name="1-d"), ErrorSample((T((3, 2)), -1.0), name="negative p"),
+                           ErrorSample((T((3, 2), dtype="int64"),), name="int64"),
+                           ErrorSample((T((3, 2), dtype="bfloat16"),), name="bfloat16")]),
+    LossOpInfo("ops.aten._pdist_backward", aten=("_pdist_backward",), fn=_aten_backward("_pdist_backward"),
+               samples=pdist_backward_samples, dtypes=FLOATS, grad=False),
+    LossOpInfo("_C._nn.multi_margin_loss", aten=("multi_margin_loss",), fn=_C_nn("multi_margin_loss"),
+               samples=multi_margin_samples, dtypes=FLOATS,
+               # torch refuses a weight that requires grad; the composition here would differentiate it
+               grad_samples=lambda dt: (s for s in multi_margin_samples(dt) if "weight" not in s.name),
+               errors=lambda: [ErrorSample((T((3, 4)), T((2,), dtype="int64")), name="target size"),
+                               ErrorSample((T((3, 4)), T((3,), dtype="int64", low=4, high=5)), name="target range"),
+                               ErrorSample((T((2, 3, 4)), T((2,), dtype="int64")), name="3-d input")]),
+    LossOpInfo("_C._nn.multilabel_margin_loss", aten=("multilabel_margin_loss",),
+               fn=_C_nn("multilabel_margin_loss"), samples=multilabel_margin_samples, dtypes=FLOATS,
+               errors=lambda: [ErrorSample((T((3, 4)), T((2, 4), dtype="int64")), name="target size"),
+                               ErrorSample((T((3, 4)), T((3, 4), dtype="int64", low=4, high=6)), name="range")]),
+    OpInfo("cosine_embedding_loss", aten=("cosine_embedding_loss",), samples=embedding_loss_samples,
+           dtypes=LOSS_DTYPES, errors=lambda: [ErrorSample((T((3, 4)), T((3, 4)), T((3, 1))), name="2-d target"),
+                                               ErrorSample((T((4,)), T((4,)), T((3,))), name="1-d inputs")]),
+    OpInfo("hinge_embedding_loss", aten=("hinge_embedding_loss",), samples=hinge_samples, dtypes=LOSS_DTYPES),
+    OpInfo("margin_ranking_loss", aten=("margin_ranking_loss",), samples=ranking_samples, dtypes=LOSS_DTYPES),
+    OpInfo("poisson_nll_loss", aten=("poisson_nll_loss",), samples=poisson_samples, dtypes=LOSS_DTYPES),
+    OpInfo("triplet_margin_loss", aten=("triplet_margin_loss",), samples=triplet_samples, dtypes=LOSS_DTYPES,
+           errors=lambda: [ErrorSample((T((3, 4)), T((4,)), T((3, 4))), name="dims")]),
+    LossOpInfo("_C._nn.soft_margin_loss", aten=("soft_margin_loss",), fn=_C_nn("soft_margin_loss"),
+               samples=soft_margin_samples, dtypes=LOSS_DTYPES),
     OpInfo("cosine_similarity", aten=("cosine_similarity",), samples=cosine_similarity_samples, dtypes=LOSS_DTYPES,
            errors=cosine_similarity_errors),
     OpInfo("nn.functional.cosine_similarity", aten=(), samples=cosine_similarity_samples, dtypes=LOSS_DTYPES),

@@ -138,6 +138,20 @@ def fused_rms_norm_samples(dtype):
         yield Sample(args, name=s.name)
 
 
+def instance_norm_samples(dtype):
+    x = T((3, 4, 5))
+    yield Sample((x,), name="plain")
+    yield Sample((T((2, 3, 2, 3)), T((3,), seed=1), T((3,), seed=2, low=0.5, high=2.0), T((3,), seed=3),
+                  T((3,), seed=4)), {"momentum": 0.3}, name="running stats affine")
+    yield Sample((x, T((4,), seed=1), T((4,), seed=2, low=0.5, high=2.0)), {"use_input_stats": False},
+                 name="eval")
+
+
+def instance_norm_errors():
+    return [ErrorSample((T((3, 4, 1)),), name="one spatial element"),
+            ErrorSample((T((3, 4, 5)),), {"use_input_stats": False}, name="no running stats")]
+
+
 def batch_norm_samples(dtype):
     """F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)."""
     p = "float32" if dtype in HALF else None
@@ -455,6 +469,29 @@ def dropout_fn_errors():
             ErrorSample((T((3,), dtype="complex64"), 0.5, True), name="complex")]
 
 
+def rrelu_samples(dtype):
+    yield Sample((T((4, 5)),), {"training": True}, name="training")
+    yield Sample((T((4, 5)), 0.0, 1.0, True), name="0..1")
+    yield Sample((T((4, 5), layout="transposed"),), {"lower": 0.2, "upper": 0.3}, name="eval")
+    yield Sample((T((4, 5)),), {"training": True, "inplace": True}, name="in place")
+
+
+def rrelu_errors():
+    return [ErrorSample((T((3,)), 0.3, 0.1, True), name="lower > upper"),
+            ErrorSample((T((3,), dtype="int64"),), {"training": True}, name="int64")]
+
+
+def feature_dropout_samples(dtype):
+    for p, train in ((0.4, True), (0.0, True), (1.0, True), (0.5, False)):
+        yield Sample((T((2, 3, 4)), p, train), name=f"p={p} train={train}")
+    yield Sample((T((3, 4), layout="transposed"), 0.3, True), name="transposed")
+    yield Sample((T((0, 3)), 0.3, True), name="empty")
+
+
+def feature_dropout_errors():
+    return dropout_fn_errors() + [ErrorSample((T((3,)), 0.5, True), name="1-d")]
+
+
 def act_errors(kernel_call_args=()):
     def errors():
         return [ErrorSample((T((3,), dtype="int64"),) + kernel_call_args, name="int"),
@@ -545,6 +582,18 @@ OPS = [
              errors=lambda: [ErrorSample((T((3,), dtype="bool"),), name="bool"),
                              ErrorSample((T((3,), dtype="uint8"), -1, 2), name="uint8 negative"),
                              ErrorSample((T((3,), dtype="complex64"),), name="complex")]),
+    OpInfo("hardshrink", aten=("hardshrink", "hardshrink.out"), samples=lambda dt: act_samples(dt, 0.3),
+           dtypes=ALL_FLOAT, method=True, out=True,
+           errors=lambda: [ErrorSample((T((3,), dtype="int64"),), name="int64"),
+                           ErrorSample((T((3,), dtype="complex64"),), name="complex")]),
+    NnOpInfo("torch._C._nn.softshrink", aten=("softshrink", "softshrink.out"), fn=_C_nn("softshrink"),
+             samples=lambda dt: act_samples(dt, 0.3), dtypes=ALL_FLOAT, out=True,
+             errors=lambda: [ErrorSample((T((3,)), -0.5), name="negative lambda"),
+                             ErrorSample((T((3,), dtype="float16"), 1e6), name="lambda past float16"),
+                             ErrorSample((T((3,), dtype="bool"),), name="bool")]),
+    *[NnOpInfo(f"aten.{name}_backward", aten=(f"{name}_backward", f"{name}_backward.grad_input"),
+               fn=_aten_backward(f"{name}_backward"), samples=backward_op_samples(0.4), dtypes=ALL_FLOAT, out=True,
+               errors=backward_op_errors(0.5, dtypes=("int64",))) for name in ("hardshrink", "softshrink")],
     _act("hardsigmoid", aten=("hardsigmoid", "hardsigmoid_", "hardsigmoid.out"),
          samples=with_kwargs({}, {"inplace": True}), errors=act_errors()),
     NnOpInfo("torch._C._nn.hardsigmoid", aten=(), fn=_C_nn("hardsigmoid"), samples=act_samples, dtypes=FLOATS,
@@ -598,6 +647,8 @@ OPS = [
     OpInfo("nn.functional.rms_norm", aten=("rms_norm",), samples=rms_norm_samples, dtypes=ALL_FLOAT,
            errors=rms_norm_errors),
     OpInfo("_fused_rms_norm", aten=("_fused_rms_norm",), samples=fused_rms_norm_samples, dtypes=ALL_FLOAT),
+    OpInfo("nn.functional.instance_norm", aten=("instance_norm",), samples=instance_norm_samples, dtypes=FLOATS,
+           errors=instance_norm_errors),
     OpInfo("nn.functional.batch_norm", aten=("batch_norm",), samples=batch_norm_samples, dtypes=ALL_FLOAT,
            errors=batch_norm_errors),
     *no_grad(NnOpInfo("batch_norm running stats", aten=(), fn=_running_stats, samples=running_stats_samples,
@@ -620,6 +671,12 @@ OPS = [
            dtypes=FLOATS + ("int64",)),
     OpInfo("dropout", aten=(), samples=dropout_fn_samples, dtypes=ALL_FLOAT + ("int64",), random=True,
            errors=dropout_fn_errors),
+    *[OpInfo(name, aten=(name, name + "_"), samples=feature_dropout_samples, dtypes=ALL_FLOAT, random=True,
+             errors=feature_dropout_errors if name.startswith("feature") else dropout_fn_errors)
+      for name in ("feature_dropout", "alpha_dropout", "feature_alpha_dropout")],
+    OpInfo("nn.functional.rrelu", aten=("rrelu", "rrelu_", "rrelu_with_noise", "rrelu_with_noise_functional"),
+           samples=rrelu_samples,
+           dtypes=ALL_FLOAT, random=True, errors=rrelu_errors),
     OpInfo("native_dropout", aten=("native_dropout",), samples=native_dropout_samples, dtypes=ALL_FLOAT,
            random=True, errors=lambda: [ErrorSample((T((3,)), 1.5, True), name="p > 1"),
                                         ErrorSample((T((3,), dtype="int64"), 0.5, True), name="int")]),

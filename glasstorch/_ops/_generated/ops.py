@@ -32,11 +32,12 @@ from glasstorch._ops.kernels.cpu import orthogonal as _k_kernels_cpu_orthogonal
 from glasstorch._ops.kernels.composite import linalg as _k_kernels_composite_linalg
 from glasstorch._ops.decompositions import nn as _k_decompositions_nn
 from glasstorch._ops.kernels.cpu import activation as _k_kernels_cpu_activation
-from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
 from glasstorch._ops.kernels.cpu import random_ops as _k_kernels_cpu_random_ops
+from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
 from glasstorch._ops.decompositions import distance as _k_decompositions_distance
 from glasstorch._ops.decompositions import loss as _k_decompositions_loss
 from glasstorch._ops.kernels.cpu import loss as _k_kernels_cpu_loss
+from glasstorch._ops.kernels.cpu import distance as _k_kernels_cpu_distance
 from glasstorch._ops.kernels.cpu import optim as _k_kernels_cpu_optim
 from glasstorch._ops.kernels.cpu import pointwise as _k_kernels_cpu_pointwise
 from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointwise
@@ -200,6 +201,11 @@ conv1d = _def('conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] 
 conv2d = _def('conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor')
 conv1d_padding = _def('conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor')
 conv2d_padding = _def('conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor')
+conv3d = _def('conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor')
+conv3d_padding = _def('conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor')
+conv_transpose1d = _def('conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor')
+conv_transpose2d_input = _def('conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor')
+conv_transpose3d_input = _def('conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor')
 max_pool2d = _def('max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor')
 max_pool2d_with_indices_out = _def('max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))')
 max_pool2d_with_indices = _def('max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)')
@@ -549,6 +555,18 @@ celu_ = _def('celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)')
 leaky_relu_out = _def('leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)')
 leaky_relu = _def('leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor')
 leaky_relu_ = _def('leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)')
+hardshrink_out = _def('hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)')
+hardshrink = _def('hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor')
+hardshrink_backward_grad_input = _def('hardshrink_backward.grad_input(Tensor grad_out, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!)')
+hardshrink_backward = _def('hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor')
+softshrink_out = _def('softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)')
+softshrink = _def('softshrink(Tensor self, Scalar lambd=0.5) -> Tensor')
+softshrink_backward_grad_input = _def('softshrink_backward.grad_input(Tensor grad_output, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!)')
+softshrink_backward = _def('softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor')
+rrelu = _def('rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor')
+rrelu_ = _def('rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)')
+rrelu_with_noise = _def('rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor')
+rrelu_with_noise_functional = _def('rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out)')
 leaky_relu_backward_grad_input = _def('leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)')
 leaky_relu_backward = _def('leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor')
 hardtanh_backward_grad_input = _def('hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)')
@@ -583,6 +601,7 @@ rms_norm = _def('rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weigh
 _fused_rms_norm = _def('_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)')
 batch_norm = _def('batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor')
 native_batch_norm = _def('native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)')
+instance_norm = _def('instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor')
 batch_norm_update_stats = _def('batch_norm_update_stats(Tensor input, Tensor? running_mean, Tensor? running_var, float momentum) -> (Tensor, Tensor)')
 _native_batch_norm_legit = _def('_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)')
 _native_batch_norm_legit_no_stats = _def('_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)')
@@ -591,6 +610,12 @@ group_norm = _def('group_norm(Tensor input, int num_groups, Tensor? weight=None,
 native_group_norm = _def('native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)')
 dropout = _def('dropout(Tensor input, float p, bool train) -> Tensor')
 dropout_ = _def('dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)')
+feature_dropout = _def('feature_dropout(Tensor input, float p, bool train) -> Tensor')
+feature_dropout_ = _def('feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)')
+alpha_dropout = _def('alpha_dropout(Tensor input, float p, bool train) -> Tensor')
+alpha_dropout_ = _def('alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)')
+feature_alpha_dropout = _def('feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor')
+feature_alpha_dropout_ = _def('feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)')
 native_dropout = _def('native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)')
 embedding = _def('embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor')
 embedding_renorm_ = _def('embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)')
@@ -620,6 +645,17 @@ binary_cross_entropy = _def('binary_cross_entropy(Tensor self, Tensor target, Te
 binary_cross_entropy_out = _def('binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)')
 binary_cross_entropy_with_logits = _def('binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor')
 kl_div = _def('kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor')
+cosine_embedding_loss = _def('cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor')
+hinge_embedding_loss = _def('hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=Mean) -> Tensor')
+margin_ranking_loss = _def('margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor')
+poisson_nll_loss = _def('poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor')
+triplet_margin_loss = _def('triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean) -> Tensor')
+soft_margin_loss = _def('soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor')
+pdist = _def('pdist(Tensor self, float p=2) -> Tensor')
+_pdist_forward = _def('_pdist_forward(Tensor self, float p=2) -> Tensor')
+_pdist_backward = _def('_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor')
+multi_margin_loss = _def('multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor')
+multilabel_margin_loss = _def('multilabel_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor')
 _fused_adam_ = _def('_fused_adam_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
 _fused_adam__tensor_lr = _def('_fused_adam_.tensor_lr(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
 _fused_adamw_ = _def('_fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
@@ -1881,6 +1917,11 @@ _reg(conv1d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv1d)
 _reg(conv2d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv2d)
 _reg(conv1d_padding, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv1d_padding)
 _reg(conv2d_padding, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv2d_padding)
+_reg(conv3d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv3d)
+_reg(conv3d_padding, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv3d_padding)
+_reg(conv_transpose1d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv_transpose1d)
+_reg(conv_transpose2d_input, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv_transpose2d)
+_reg(conv_transpose3d_input, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv_transpose3d)
 _reg(max_pool2d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.max_pool2d)
 _reg(max_pool2d_with_indices_out, "CPU", _k_kernels_cpu_conv.max_pool2d_with_indices_out)
 _reg(max_pool2d_with_indices_out, "Meta", _k_kernels_cpu_conv.max_pool2d_with_indices_out)
@@ -2665,6 +2706,52 @@ def _leaky_relu__structured(self, negative_slope):
 
 _reg(leaky_relu_, "CPU", _leaky_relu__structured)
 _reg(leaky_relu_, "Meta", _leaky_relu__structured)
+_reg(hardshrink_out, "CPU", _k_kernels_cpu_activation.hardshrink_out)
+_reg(hardshrink_out, "Meta", _k_kernels_cpu_activation.hardshrink_out)
+
+
+def _hardshrink_structured(self, lambd):
+    return _k_kernels_cpu_activation.hardshrink_out(self, lambd, None)
+
+
+_reg(hardshrink, "CPU", _functional(_k_kernels_cpu_activation.hardshrink_out, 2, _hardshrink_structured), '_hardshrink_structured')
+_reg(hardshrink, "Meta", _functional(_k_kernels_cpu_activation.hardshrink_out, 2, _hardshrink_structured), '_hardshrink_structured')
+_reg(hardshrink_backward_grad_input, "CPU", _k_kernels_cpu_activation.hardshrink_backward_out)
+_reg(hardshrink_backward_grad_input, "Meta", _k_kernels_cpu_activation.hardshrink_backward_out)
+
+
+def _hardshrink_backward_structured(grad_out, self, lambd):
+    return _k_kernels_cpu_activation.hardshrink_backward_out(grad_out, self, lambd, None)
+
+
+_reg(hardshrink_backward, "CPU", _functional(_k_kernels_cpu_activation.hardshrink_backward_out, 3, _hardshrink_backward_structured), '_hardshrink_backward_structured')
+_reg(hardshrink_backward, "Meta", _functional(_k_kernels_cpu_activation.hardshrink_backward_out, 3, _hardshrink_backward_structured), '_hardshrink_backward_structured')
+_reg(softshrink_out, "CPU", _k_kernels_cpu_activation.softshrink_out)
+_reg(softshrink_out, "Meta", _k_kernels_cpu_activation.softshrink_out)
+
+
+def _softshrink_structured(self, lambd):
+    return _k_kernels_cpu_activation.softshrink_out(self, lambd, None)
+
+
+_reg(softshrink, "CPU", _functional(_k_kernels_cpu_activation.softshrink_out, 2, _softshrink_structured), '_softshrink_structured')
+_reg(softshrink, "Meta", _functional(_k_kernels_cpu_activation.softshrink_out, 2, _softshrink_structured), '_softshrink_structured')
+_reg(softshrink_backward_grad_input, "CPU", _k_kernels_cpu_activation.softshrink_backward_out)
+_reg(softshrink_backward_grad_input, "Meta", _k_kernels_cpu_activation.softshrink_backward_out)
+
+
+def _softshrink_backward_structured(grad_output, self, lambd):
+    return _k_kernels_cpu_activation.softshrink_backward_out(grad_output, self, lambd, None)
+
+
+_reg(softshrink_backward, "CPU", _functional(_k_kernels_cpu_activation.softshrink_backward_out, 3, _softshrink_backward_structured), '_softshrink_backward_structured')
+_reg(softshrink_backward, "Meta", _functional(_k_kernels_cpu_activation.softshrink_backward_out, 3, _softshrink_backward_structured), '_softshrink_backward_structured')
+_reg(rrelu, "CompositeImplicitAutograd", _k_decompositions_nn.rrelu)
+_reg(rrelu_, "CompositeImplicitAutograd", _k_decompositions_nn.rrelu_)
+_reg(rrelu_with_noise, "CPU", _k_kernels_cpu_random_ops.rrelu_with_noise_cpu)
+_reg(rrelu_with_noise, "Meta", _k_kernels_cpu_random_ops.rrelu_with_noise_cpu)
+_reg(rrelu_with_noise_functional, "CPU", _k_kernels_cpu_random_ops.rrelu_with_noise_functional_cpu)
+_reg(rrelu_with_noise_functional, "Meta", _k_kernels_cpu_random_ops.rrelu_with_noise_functional_cpu)
 _reg(leaky_relu_backward_grad_input, "CPU", _k_kernels_cpu_activation.leaky_relu_backward_out)
 _reg(leaky_relu_backward_grad_input, "Meta", _k_kernels_cpu_activation.leaky_relu_backward_out)
 
@@ -2817,6 +2904,7 @@ _reg(_fused_rms_norm, "CompositeImplicitAutograd", _k_decompositions_nn.fused_rm
 _reg(batch_norm, "CompositeImplicitAutograd", _k_decompositions_nn.batch_norm)
 _reg(native_batch_norm, "CPU", _k_kernels_cpu_normalization.native_batch_norm_kernel)
 _reg(native_batch_norm, "Meta", _k_kernels_cpu_normalization.native_batch_norm_kernel)
+_reg(instance_norm, "CompositeImplicitAutograd", _k_decompositions_nn.instance_norm)
 _reg(batch_norm_update_stats, "CPU", _k_kernels_cpu_normalization.batch_norm_update_stats_kernel)
 _reg(batch_norm_update_stats, "Meta", _k_kernels_cpu_normalization.batch_norm_update_stats_kernel)
 _reg(_native_batch_norm_legit, "CPU", _k_kernels_cpu_normalization.batch_norm_legit_kernel)
@@ -2829,6 +2917,12 @@ _reg(native_group_norm, "CPU", _k_kernels_cpu_normalization.native_group_norm_ke
 _reg(native_group_norm, "Meta", _k_kernels_cpu_normalization.native_group_norm_kernel)
 _reg(dropout, "CompositeImplicitAutograd", _k_decompositions_nn.dropout)
 _reg(dropout_, "CompositeImplicitAutograd", _k_decompositions_nn.dropout_)
+_reg(feature_dropout, "CompositeImplicitAutograd", _k_decompositions_nn.feature_dropout)
+_reg(feature_dropout_, "CompositeImplicitAutograd", _k_decompositions_nn.feature_dropout_)
+_reg(alpha_dropout, "CompositeImplicitAutograd", _k_decompositions_nn.alpha_dropout)
+_reg(alpha_dropout_, "CompositeImplicitAutograd", _k_decompositions_nn.alpha_dropout_)
+_reg(feature_alpha_dropout, "CompositeImplicitAutograd", _k_decompositions_nn.feature_alpha_dropout)
+_reg(feature_alpha_dropout_, "CompositeImplicitAutograd", _k_decompositions_nn.feature_alpha_dropout_)
 _reg(native_dropout, "CPU", _k_kernels_cpu_random_ops.native_dropout_impl)
 _reg(native_dropout, "Meta", _k_kernels_cpu_random_ops.native_dropout_impl)
 _reg(embedding, "CompositeExplicitAutograd", _k_kernels_cpu_activation.embedding_kernel)
@@ -2900,6 +2994,19 @@ _reg(binary_cross_entropy_out, "CPU", _k_kernels_cpu_loss.binary_cross_entropy_o
 _reg(binary_cross_entropy_out, "Meta", _k_kernels_cpu_loss.binary_cross_entropy_out)
 _reg(binary_cross_entropy_with_logits, "CompositeExplicitAutograd", _k_kernels_cpu_loss.binary_cross_entropy_with_logits_kernel)
 _reg(kl_div, "CompositeImplicitAutograd", _k_decompositions_loss.kl_div)
+_reg(cosine_embedding_loss, "CompositeImplicitAutograd", _k_decompositions_loss.cosine_embedding_loss)
+_reg(hinge_embedding_loss, "CompositeImplicitAutograd", _k_decompositions_loss.hinge_embedding_loss)
+_reg(margin_ranking_loss, "CompositeImplicitAutograd", _k_decompositions_loss.margin_ranking_loss)
+_reg(poisson_nll_loss, "CompositeImplicitAutograd", _k_decompositions_loss.poisson_nll_loss)
+_reg(triplet_margin_loss, "CompositeImplicitAutograd", _k_decompositions_loss.triplet_margin_loss)
+_reg(soft_margin_loss, "CompositeExplicitAutograd", _k_decompositions_loss.soft_margin_loss)
+_reg(pdist, "CompositeImplicitAutograd", _k_decompositions_loss.pdist)
+_reg(_pdist_forward, "CPU", _k_kernels_cpu_distance.pdist_forward_cpu)
+_reg(_pdist_forward, "Meta", _k_kernels_cpu_distance.pdist_forward_cpu)
+_reg(_pdist_backward, "CPU", _k_kernels_cpu_distance.pdist_backward_cpu)
+_reg(_pdist_backward, "Meta", _k_kernels_cpu_distance.pdist_backward_cpu)
+_reg(multi_margin_loss, "CompositeImplicitAutograd", _k_decompositions_loss.multi_margin_loss)
+_reg(multilabel_margin_loss, "CompositeImplicitAutograd", _k_decompositions_loss.multilabel_margin_loss)
 _reg(_fused_adam_, "CPU", _k_kernels_cpu_optim.fused_adam_cpu_)
 _reg(_fused_adam_, "Meta", _k_kernels_cpu_optim.fused_adam_meta_)
 _reg(_fused_adam__tensor_lr, "CPU", _k_kernels_cpu_optim.fused_adam_tensor_lr_cpu_)
@@ -6907,6 +7014,10 @@ _layer(elu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(elu_ba
 _layer(celu_, "ADInplaceOrView", _layers.inplace_kernel(celu_, (0,)))
 _layer(leaky_relu_out, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_out, (2,)))
 _layer(leaky_relu_, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_, (0,)))
+_layer(hardshrink_out, "ADInplaceOrView", _layers.inplace_kernel(hardshrink_out, (2,)))
+_layer(hardshrink_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(hardshrink_backward_grad_input, (3,)))
+_layer(softshrink_out, "ADInplaceOrView", _layers.inplace_kernel(softshrink_out, (2,)))
+_layer(softshrink_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(softshrink_backward_grad_input, (3,)))
 _layer(leaky_relu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_backward_grad_input, (4,)))
 _layer(hardtanh_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(hardtanh_backward_grad_input, (4,)))
 _layer(hardsigmoid_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(hardsigmoid_backward_grad_input, (2,)))

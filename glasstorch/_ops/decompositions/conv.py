@@ -42,8 +42,12 @@ def _weight_grad(inp, gout, stride, padding, dilation, groups, ksize):
 
 def _input_grad(grad, inp, weight, stride, padding, dilation, transposed, groups, ksize):
     nd = len(ksize)
-    if transposed:
-        return aten.convolution(grad, weight, None, stride, padding, dilation, False, [0] * nd, groups)
+    if transposed:  # an output_padding of at least the stride (allowed below the dilation) adds rows to drop
+        out = aten.convolution(grad, weight, None, stride, padding, dilation, False, [0] * nd, groups)
+        for d in range(nd):
+            if out.sizes[2 + d] != inp.sizes[2 + d]:
+                out = aten.narrow(out, 2 + d, 0, inp.sizes[2 + d])
+        return out
     natural = [(grad.sizes[2 + d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (ksize[d] - 1) + 1
                for d in range(nd)]
     extra = [inp.sizes[2 + d] - natural[d] for d in range(nd)]

@@ -19,6 +19,8 @@ Invariant: nothing here touches tensor data; every computation is another operat
 
 from __future__ import annotations
 
+import math
+
 from ..._core import dtype as _dt
 from ..._core import shape as _shape
 from ..._core.user_warning import warn as _user_warn
@@ -29,7 +31,9 @@ from ..kernels.cpu.activation import FLOATING, not_implemented, typemeta_name
 __all__ = ["softmax_int", "softmax_int_out", "log_softmax_int", "log_softmax_int_out", "celu", "celu_", "selu",
            "selu_", "relu6", "relu6_", "log_sigmoid", "log_sigmoid_out", "layer_norm", "batch_norm",
            "batch_norm_legit_no_training", "group_norm", "rms_norm", "fused_rms_norm", "check_rms_norm_inputs",
-           "dropout", "dropout_"]
+           "instance_norm", "rrelu", "rrelu_", "dropout", "dropout_", "feature_dropout", "feature_dropout_",
+           "alpha_dropout", "alpha_dropout_",
+           "feature_alpha_dropout", "feature_alpha_dropout_"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -205,34 +209,100 @@ def rms_norm(input, normalized_shape, weight, eps):
     return aten._fused_rms_norm(input, normalized_shape, weight, eps)[0]
 
 
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    """PyTorch's ``instance_norm``: ``batch_norm`` of the input viewed as one sample of ``N * C`` channels (weights
+    and running statistics repeated ``N`` times); the running statistics then take the mean over the batch."""
+    if not (use_input_stats or (running_mean is not None and running_var is not None)):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    n, c = input.sizes[0], input.sizes[1]
+
+    def repeat(t):
+        return None if t is None else aten.repeat(t, [n])
+
+    mean_n, var_n = repeat(running_mean), repeat(running_var)
+    flat = aten.view(aten.clone(input, None) if not input.is_contiguous() else input,
+                     [1, n * c, *input.sizes[2:]])
+    out = aten.batch_norm(flat, repeat(weight), repeat(bias), mean_n, var_n, use_input_stats, momentum, eps,
+                          cudnn_enabled)
+    for stat, stat_n in ((running_mean, mean_n), (running_var, var_n)):
+        if stat is not None:
+            aten.copy_(aten.alias(stat), aten.mean_dim(aten.view(stat_n, [n, c]), [0], False, None), False)
+    return aten.view(out, list(input.sizes))
+
+
+def rrelu(self, lower, upper, training, generator):
+    noise = empty_strided_impl(self.sizes, _shape.strides_for_format(self.sizes, self.strides, None), self.dtype,
+                               self.device)
+    return aten.rrelu_with_noise_functional(self, noise, lower, upper, training, generator)[0]
+
+
+def rrelu_(self, lower, upper, training, generator):
+    return aten.copy_(self, rrelu(self, lower, upper, training, generator), False)
+
+
 # -- dropout ------------------------------------------------------------------------------------------------
 def _check_p(p) -> None:
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
 
 
-def _dropout_noise(input, p):
-    """PyTorch's ``_dropout_impl`` noise: ``empty_like(input).bernoulli_(1 - p).div_(1 - p)`` — the mask's draws
-    and its scaled values are PyTorch's (the fused ``native_dropout`` is for accelerators)."""
-    noise = empty_strided_impl(input.sizes, _shape.strides_for_format(input.sizes, input.strides, None),
-                               input.dtype, input.device)
-    aten.bernoulli__float(noise, 1 - p, None)
-    return aten.div__Scalar(noise, 1 - p)
+_ALPHA_DROPOUT = 1.7580993408473766  # alpha dropout's saturation value, -selu(-inf) = SELU scale * alpha
 
 
-def dropout(input, p, train):
+def _dropout_impl(input, p, train, feature, alpha, inplace):
+    """PyTorch's ``_dropout_impl``: the noise (one draw per element, or per ``(N, C)`` feature map for the feature
+    variants) is ``empty(...).bernoulli_(1 - p)``, scaled by ``1 / (1 - p)``; the alpha variants instead keep the
+    SELU statistics, ``x * a * noise + b`` with ``b = (noise - 1) * alpha * a + alpha * a * p``, each step in the
+    input's dtype as PyTorch takes them (the fused ``native_dropout`` is for accelerators)."""
     _check_p(p)
     if p == 0 or not train or input.numel() == 0:
         return input
+    mul = aten.mul__Tensor if inplace else aten.mul_Tensor
     if p == 1:  # PyTorch multiplies by a zero of the input's dtype (integers included)
-        return aten.mul_Tensor(input, False if input.dtype is _dt.bool else 0)
-    return aten.mul_Tensor(input, _dropout_noise(input, p))
+        return mul(input, False if input.dtype is _dt.bool else 0)
+    if feature:
+        if len(input.sizes) < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        noise = empty_contiguous(tuple(input.sizes[:2]) + (1,) * (len(input.sizes) - 2), input.dtype, input.device)
+    else:
+        noise = empty_strided_impl(input.sizes, _shape.strides_for_format(input.sizes, input.strides, None),
+                                   input.dtype, input.device)
+    aten.bernoulli__float(noise, 1 - p, None)
+    if not alpha:
+        return mul(input, aten.div__Scalar(noise, 1 - p))
+    a = 1.0 / math.sqrt((_ALPHA_DROPOUT * _ALPHA_DROPOUT * p + 1) * (1 - p))
+    b = aten.add__Scalar(aten.mul__Scalar(aten.add_Scalar(noise, -1, 1), _ALPHA_DROPOUT * a), _ALPHA_DROPOUT * a * p, 1)
+    aten.mul__Scalar(noise, a)
+    return aten.add__Tensor(mul(input, noise), b, 1)
+
+
+def dropout(input, p, train):
+    return _dropout_impl(input, p, train, False, False, False)
 
 
 def dropout_(self, p, train):
-    _check_p(p)
-    if p == 0 or not train or self.numel() == 0:
-        return self
-    if p == 1:
-        return aten.mul__Tensor(self, False if self.dtype is _dt.bool else 0)
-    return aten.mul__Tensor(self, _dropout_noise(self, p))
+    return _dropout_impl(self, p, train, False, False, True)
+
+
+def feature_dropout(input, p, train):
+    return _dropout_impl(input, p, train, True, False, False)
+
+
+def feature_dropout_(self, p, train):
+    return _dropout_impl(self, p, train, True, False, True)
+
+
+def alpha_dropout(input, p, train):
+    return _dropout_impl(input, p, train, False, True, False)
+
+
+def alpha_dropout_(self, p, train):
+    return _dropout_impl(self, p, train, False, True, True)
+
+
+def feature_alpha_dropout(input, p, train):
+    return _dropout_impl(input, p, train, True, True, False)
+
+
+def feature_alpha_dropout_(self, p, train):
+    return _dropout_impl(self, p, train, True, True, True)

@@ -4528,6 +4528,54 @@ def _autograd_binary_cross_entropy_with_logits(ks, self, target, weight, pos_wei
 register_autograd('aten::binary_cross_entropy_with_logits', _autograd_binary_cross_entropy_with_logits)
 
 
+_op_soft_margin_loss = _get_op('aten::soft_margin_loss')
+_fw_soft_margin_loss = FwSpec(_op_soft_margin_loss, (0,), (False,), 'functional', None)
+
+
+def _autograd_soft_margin_loss(ks, self, target, reduction):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_soft_margin_loss, _autograd_soft_margin_loss, ks, self, target, reduction)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(target) is _TI and target.autograd is not None) and requires_grad_any(target):
+            _not_differentiable('soft_margin_loss', 'target')
+        if _rg:
+            node = _n.SoftMarginLossBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.target_ = record.save(target)
+            node.reduction_ = reduction
+            result = _op_soft_margin_loss.redispatch(ks, self, target, reduction)
+            record.output(result, node)
+            return result
+    return _op_soft_margin_loss.redispatch(ks, self, target, reduction)
+
+
+register_autograd('aten::soft_margin_loss', _autograd_soft_margin_loss)
+
+
+_op__pdist_forward = _get_op('aten::_pdist_forward')
+_fw__pdist_forward = FwSpec(_op__pdist_forward, (0,), (False,), 'functional', None)
+
+
+def _autograd__pdist_forward(ks, self, p):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__pdist_forward, _autograd__pdist_forward, ks, self, p)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.PdistBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.p_ = p
+        result = _op__pdist_forward.redispatch(ks, self, p)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__pdist_forward.redispatch(ks, self, p)
+
+
+register_autograd('aten::_pdist_forward', _autograd__pdist_forward)
+
+
 _op_relu = _get_op('aten::relu')
 _fw_relu = FwSpec(_op_relu, (0,), (False,), 'functional', _n._ReluBackward0_jvp)
 
@@ -5251,6 +5299,207 @@ def _autograd_hardtanh_(ks, self, min_val, max_val):
 
 
 register_autograd('aten::hardtanh_', _autograd_hardtanh_)
+
+
+_op_rrelu_with_noise = _get_op('aten::rrelu_with_noise')
+_fw_rrelu_with_noise = FwSpec(_op_rrelu_with_noise, (0,), (False,), 'functional', _n._RreluWithNoiseBackward0_jvp)
+
+
+def _autograd_rrelu_with_noise(ks, self, noise, lower, upper, training, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rrelu_with_noise, _autograd_rrelu_with_noise, ks, self, noise, lower, upper, training, generator)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(noise) is _TI and noise.autograd is not None) and requires_grad_any(noise):
+            _not_differentiable('rrelu_with_noise', 'noise')
+        if _rg:
+            node = _n.RreluWithNoiseBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.noise_ = record.save(noise)
+            node.lower_ = lower
+            node.upper_ = upper
+            node.training_ = training
+            result = _op_rrelu_with_noise.redispatch(ks, self, noise, lower, upper, training, generator)
+            record.output(result, node)
+            return result
+    return _op_rrelu_with_noise.redispatch(ks, self, noise, lower, upper, training, generator)
+
+
+register_autograd('aten::rrelu_with_noise', _autograd_rrelu_with_noise)
+
+
+_op_rrelu_with_noise_functional = _get_op('aten::rrelu_with_noise_functional')
+_fw_rrelu_with_noise_functional = FwSpec(_op_rrelu_with_noise_functional, (0,), (False,), 'functional', None)
+
+
+def _autograd_rrelu_with_noise_functional(ks, self, noise, lower, upper, training, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rrelu_with_noise_functional, _autograd_rrelu_with_noise_functional, ks, self, noise, lower, upper, training, generator)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(noise) is _TI and noise.autograd is not None) and requires_grad_any(noise):
+            _not_differentiable('rrelu_with_noise_functional', 'noise')
+        if _rg:
+            node = _n.RreluWithNoiseFunctionalBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.lower_ = lower
+            node.upper_ = upper
+            node.training_ = training
+            result = _op_rrelu_with_noise_functional.redispatch(ks, self, noise, lower, upper, training, generator)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False])
+            node.result_ = record.save_output(result, (1,))
+            return result
+    return _op_rrelu_with_noise_functional.redispatch(ks, self, noise, lower, upper, training, generator)
+
+
+register_autograd('aten::rrelu_with_noise_functional', _autograd_rrelu_with_noise_functional)
+
+
+_op_hardshrink = _get_op('aten::hardshrink')
+_fw_hardshrink = FwSpec(_op_hardshrink, (0,), (False,), 'functional', _n._HardshrinkBackward0_jvp)
+
+
+def _autograd_hardshrink(ks, self, lambd):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardshrink, _autograd_hardshrink, ks, self, lambd)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.HardshrinkBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.lambd_ = lambd
+        result = _op_hardshrink.redispatch(ks, self, lambd)
+        record.output(result, node)
+        return result
+    return _op_hardshrink.redispatch(ks, self, lambd)
+
+
+register_autograd('aten::hardshrink', _autograd_hardshrink)
+
+
+_op_hardshrink_out = _get_op('aten::hardshrink.out')
+
+
+def _autograd_hardshrink_out(ks, self, lambd, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('hardshrink', self, out)
+    result = _op_hardshrink_out.redispatch(ks, self, lambd, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('hardshrink', self, out)
+    return result
+
+
+register_autograd('aten::hardshrink.out', _autograd_hardshrink_out)
+
+
+_op_hardshrink_backward = _get_op('aten::hardshrink_backward')
+_fw_hardshrink_backward = FwSpec(_op_hardshrink_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_hardshrink_backward(ks, grad_out, self, lambd):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardshrink_backward, _autograd_hardshrink_backward, ks, grad_out, self, lambd)
+    if ((type(grad_out) is _TI and grad_out.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_out, self):
+        node = _n.HardshrinkBackwardBackward0()
+        node.next_edges = record.edges(grad_out, self)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.lambd_ = lambd
+        result = _op_hardshrink_backward.redispatch(ks, grad_out, self, lambd)
+        record.output(result, node)
+        return result
+    return _op_hardshrink_backward.redispatch(ks, grad_out, self, lambd)
+
+
+register_autograd('aten::hardshrink_backward', _autograd_hardshrink_backward)
+
+
+_op_hardshrink_backward_grad_input = _get_op('aten::hardshrink_backward.grad_input')
+
+
+def _autograd_hardshrink_backward_grad_input(ks, grad_out, self, lambd, grad_input):
+    if (type(grad_out) is _TI and grad_out.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('hardshrink_backward', grad_out, self, grad_input)
+    result = _op_hardshrink_backward_grad_input.redispatch(ks, grad_out, self, lambd, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('hardshrink_backward', grad_out, self, grad_input)
+    return result
+
+
+register_autograd('aten::hardshrink_backward.grad_input', _autograd_hardshrink_backward_grad_input)
+
+
+_op_softshrink = _get_op('aten::softshrink')
+_fw_softshrink = FwSpec(_op_softshrink, (0,), (False,), 'functional', _n._SoftshrinkBackward0_jvp)
+
+
+def _autograd_softshrink(ks, self, lambd):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_softshrink, _autograd_softshrink, ks, self, lambd)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SoftshrinkBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.lambd_ = lambd
+        result = _op_softshrink.redispatch(ks, self, lambd)
+        record.output(result, node)
+        return result
+    return _op_softshrink.redispatch(ks, self, lambd)
+
+
+register_autograd('aten::softshrink', _autograd_softshrink)
+
+
+_op_softshrink_out = _get_op('aten::softshrink.out')
+
+
+def _autograd_softshrink_out(ks, self, lambd, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('softshrink', self, out)
+    result = _op_softshrink_out.redispatch(ks, self, lambd, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('softshrink', self, out)
+    return result
+
+
+register_autograd('aten::softshrink.out', _autograd_softshrink_out)
+
+
+_op_softshrink_backward = _get_op('aten::softshrink_backward')
+_fw_softshrink_backward = FwSpec(_op_softshrink_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_softshrink_backward(ks, grad_output, self, lambd):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_softshrink_backward, _autograd_softshrink_backward, ks, grad_output, self, lambd)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.SoftshrinkBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.lambd_ = lambd
+        result = _op_softshrink_backward.redispatch(ks, grad_output, self, lambd)
+        record.output(result, node)
+        return result
+    return _op_softshrink_backward.redispatch(ks, grad_output, self, lambd)
+
+
+register_autograd('aten::softshrink_backward', _autograd_softshrink_backward)
+
+
+_op_softshrink_backward_grad_input = _get_op('aten::softshrink_backward.grad_input')
+
+
+def _autograd_softshrink_backward_grad_input(ks, grad_output, self, lambd, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('softshrink_backward', grad_output, self, grad_input)
+    result = _op_softshrink_backward_grad_input.redispatch(ks, grad_output, self, lambd, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('softshrink_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::softshrink_backward.grad_input', _autograd_softshrink_backward_grad_input)
 
 
 _op_hardtanh_backward = _get_op('aten::hardtanh_backward')

@@ -5460,6 +5460,92 @@ class BinaryCrossEntropyWithLogitsBackward0(NodeBase):
         return self.reduction_
 
 
+def _SoftMarginLossBackward0_0(grad, grads, self, target, reduction):
+    return soft_margin_loss_backward(grad, self, target, reduction)
+
+
+class SoftMarginLossBackward0(NodeBase):
+    """Backward of ``soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:47)."""
+
+    __slots__ = ('self_', 'target_', 'reduction_')
+    _tensor_slots = ('self_', 'target_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'SoftMarginLossBackward0')
+        target = _unpack(node, node.target_, 'SoftMarginLossBackward0')
+        reduction = node.reduction_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftMarginLossBackward0_0(grad, grads, self, target, reduction))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SoftMarginLossBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_target(self):
+        return _unpack(self, self.target_, 'SoftMarginLossBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return self.target_
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+
+def _PdistBackward0_0(grad, grads, self, p, result):
+    return pdist_backward(grad, self, p, result)
+
+
+class PdistBackward0(NodeBase):
+    """Backward of ``_pdist_forward(Tensor self, float p=2) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:50)."""
+
+    __slots__ = ('self_', 'p_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'PdistBackward0', node)
+        self = _unpack(node, node.self_, 'PdistBackward0')
+        p = node.p_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PdistBackward0_0(grad, grads, self, p, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'PdistBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'PdistBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+
 def _ReluBackward0_0(grad, grads, result):
     return threshold_backward(grad, result, 0)
 
@@ -6238,6 +6324,272 @@ def _HardtanhBackward0_jvp(self_p, self_t, min_val, max_val, result):
     return _element_wise(lambda grad: _HardtanhBackward0_0(grad, [grad], self_p, min_val, max_val), self_t)
 
 
+def _RreluWithNoiseBackward0_0(grad, grads, self, noise, lower, upper, training):
+    return rrelu_with_noise_backward(grad, self, noise, lower, upper, training)
+
+
+class RreluWithNoiseBackward0(NodeBase):
+    """Backward of ``rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:78)."""
+
+    __slots__ = ('self_', 'noise_', 'lower_', 'upper_', 'training_')
+    _tensor_slots = ('self_', 'noise_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        noise = _unpack(node, node.noise_, 'RreluWithNoiseBackward0')
+        self = _unpack(node, node.self_, 'RreluWithNoiseBackward0')
+        lower = node.lower_
+        upper = node.upper_
+        training = node.training_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RreluWithNoiseBackward0_0(grad, grads, self, noise, lower, upper, training))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'RreluWithNoiseBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_noise(self):
+        return _unpack(self, self.noise_, 'RreluWithNoiseBackward0')
+
+    @property
+    def _raw_saved_noise(self):
+        return self.noise_
+
+    @property
+    def _saved_lower(self):
+        return self.lower_
+
+    @property
+    def _saved_upper(self):
+        return self.upper_
+
+    @property
+    def _saved_training(self):
+        return self.training_
+
+
+def _RreluWithNoiseBackward0_jvp(self_p, self_t, noise, lower, upper, training, generator, result):
+    return _element_wise(lambda grad: _RreluWithNoiseBackward0_0(grad, [grad], self_p, noise, lower, upper, training), self_t)
+
+
+def _RreluWithNoiseFunctionalBackward0_0(grad, grads, self, lower, upper, training, result):
+    return rrelu_with_noise_backward(grad, self, result[1], lower, upper, training)
+
+
+class RreluWithNoiseFunctionalBackward0(NodeBase):
+    """Backward of ``rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out)`` (glasstorch/_ops/derivatives/nn.yaml:82)."""
+
+    __slots__ = ('self_', 'lower_', 'upper_', 'training_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'RreluWithNoiseFunctionalBackward0', node)
+        self = _unpack(node, node.self_, 'RreluWithNoiseFunctionalBackward0')
+        lower = node.lower_
+        upper = node.upper_
+        training = node.training_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RreluWithNoiseFunctionalBackward0_0(grad, grads, self, lower, upper, training, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'RreluWithNoiseFunctionalBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_noise_out(self):
+        return wrap_saved(self.result_[1], 'RreluWithNoiseFunctionalBackward0', self)
+
+    @property
+    def _raw_saved_noise_out(self):
+        return self.result_[1]
+
+    @property
+    def _saved_lower(self):
+        return self.lower_
+
+    @property
+    def _saved_upper(self):
+        return self.upper_
+
+    @property
+    def _saved_training(self):
+        return self.training_
+
+
+def _HardshrinkBackward0_0(grad, grads, self, lambd):
+    return hardshrink_backward(grad, self, lambd)
+
+
+class HardshrinkBackward0(NodeBase):
+    """Backward of ``hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:86)."""
+
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'HardshrinkBackward0')
+        lambd = node.lambd_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HardshrinkBackward0_0(grad, grads, self, lambd))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'HardshrinkBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_lambd(self):
+        return self.lambd_
+
+
+def _HardshrinkBackward0_jvp(self_p, self_t, lambd, result):
+    return _element_wise(lambda grad: _HardshrinkBackward0_0(grad, [grad], self_p, lambd), self_t)
+
+
+def _HardshrinkBackwardBackward0_0(grad, grads, self, lambd):
+    return hardshrink_backward(grad, self, lambd)
+
+
+def _HardshrinkBackwardBackward0_1(grad, grads, self, lambd):
+    return zeros_like(grad)
+
+
+class HardshrinkBackwardBackward0(NodeBase):
+    """Backward of ``hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:90)."""
+
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_out', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'HardshrinkBackwardBackward0')
+        lambd = node.lambd_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HardshrinkBackwardBackward0_0(grad, grads, self, lambd))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_HardshrinkBackwardBackward0_1(grad, grads, self, lambd))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'HardshrinkBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_lambd(self):
+        return self.lambd_
+
+
+def _SoftshrinkBackward0_0(grad, grads, self, lambd):
+    return softshrink_backward(grad, self, lambd)
+
+
+class SoftshrinkBackward0(NodeBase):
+    """Backward of ``softshrink(Tensor self, Scalar lambd=0.5) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:94)."""
+
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'SoftshrinkBackward0')
+        lambd = node.lambd_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftshrinkBackward0_0(grad, grads, self, lambd))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SoftshrinkBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_lambd(self):
+        return self.lambd_
+
+
+def _SoftshrinkBackward0_jvp(self_p, self_t, lambd, result):
+    return _element_wise(lambda grad: _SoftshrinkBackward0_0(grad, [grad], self_p, lambd), self_t)
+
+
+def _SoftshrinkBackwardBackward0_0(grad, grads, self, lambd):
+    return softshrink_backward(grad, self, lambd)
+
+
+def _SoftshrinkBackwardBackward0_1(grad, grads, self, lambd):
+    return zeros_like(grad)
+
+
+class SoftshrinkBackwardBackward0(NodeBase):
+    """Backward of ``softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:98)."""
+
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'SoftshrinkBackwardBackward0')
+        lambd = node.lambd_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftshrinkBackwardBackward0_0(grad, grads, self, lambd))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SoftshrinkBackwardBackward0_1(grad, grads, self, lambd))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SoftshrinkBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_lambd(self):
+        return self.lambd_
+
+
 def _HardtanhBackwardBackward0_0(grad, grads, self, min_val, max_val):
     return hardtanh_backward(grad, self, min_val, max_val)
 
@@ -6247,7 +6599,7 @@ def _HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackwardBackward0(NodeBase):
-    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:78)."""
+    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:102)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -6288,7 +6640,7 @@ def _HardsigmoidBackward0_0(grad, grads, self):
 
 
 class HardsigmoidBackward0(NodeBase):
-    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:84)."""
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6321,7 +6673,7 @@ def _HardswishBackward0_0(grad, grads, self):
 
 
 class HardswishBackward0(NodeBase):
-    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:88)."""
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6354,7 +6706,7 @@ def _LogSigmoidBackward0_0(grad, grads, self, result):
 
 
 class LogSigmoidBackward0(NodeBase):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:92)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -6396,7 +6748,7 @@ def _LogSigmoidBackwardBackward0_1(grad, grads, grad_output, self, buffer):
 
 
 class LogSigmoidBackwardBackward0(NodeBase):
-    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:96)."""
+    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:120)."""
 
     __slots__ = ('grad_output_', 'self_', 'buffer_')
     _tensor_slots = ('grad_output_', 'self_', 'buffer_')
@@ -6445,7 +6797,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(NodeBase):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:124)."""
 
     __slots__ = ('self_', 'dim_')
     _tensor_slots = ('self_',)
@@ -6479,7 +6831,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class SoftmaxBackward0(NodeBase):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:103)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:127)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -6517,7 +6869,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class LogSoftmaxBackward0(NodeBase):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:107)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -6555,7 +6907,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(NodeBase):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:111)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -6636,7 +6988,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(NodeBase):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:140)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -6690,7 +7042,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(NodeBase):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:143)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -6789,7 +7141,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:124)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:148)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -6888,7 +7240,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(NodeBase):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:153)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -6969,7 +7321,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:134)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7063,7 +7415,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:139)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:163)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7150,7 +7502,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:142)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:166)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -7193,7 +7545,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:147)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:171)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -7237,7 +7589,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:178)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7257,7 +7609,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:182)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')

@@ -1,4 +1,4 @@
-"""Convolution layers — PyTorch's ``torch/nn/modules/conv.py``: Conv1d, Conv2d.
+"""Convolution layers — PyTorch's ``torch/nn/modules/conv.py``: Conv1d/2d/3d and ConvTranspose1d/2d/3d.
 
 ``_ConvNd`` validates groups, the padding string (``'same'``/``'valid'``) and ``padding_mode``, stores the
 geometry as n-tuples and creates ``weight`` (out_channels, in_channels // groups, *kernel_size) and
@@ -18,9 +18,9 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .utils import _pair, _reverse_repeat_tuple, _single
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvNd(Module):
@@ -111,7 +111,31 @@ def _explicit_padding(padding, kernel_size, dilation) -> list:
     return out
 
 
-class Conv1d(_ConvNd):
+class _ConvSpatialNd(_ConvNd):
+    """Conv1d/2d/3d: the geometry as ``_tuple``-tuples, the forward through ``F.<_fn>``."""
+
+    _tuple = staticmethod(_single)
+    _fn = "conv1d"
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        t = self._tuple
+        super().__init__(in_channels, out_channels, t(kernel_size), t(stride),
+                         padding if isinstance(padding, str) else t(padding), t(dilation), False, t(0), groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        conv = getattr(F, self._fn)
+        if self.padding_mode != "zeros":
+            return conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                        self.stride, self._tuple(0), self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv1d(_ConvSpatialNd):
     """1-D convolution over (N, C_in, L) input (``nn.Conv1d``).
 
     Example:
@@ -120,23 +144,8 @@ class Conv1d(_ConvNd):
         torch.Size([20, 33, 24])
     """
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
-        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
-                         padding if isinstance(padding, str) else _single(padding), _single(dilation), False,
-                         _single(0), groups, bias, padding_mode, device=device, dtype=dtype)
 
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                            self.stride, _single(0), self.dilation, self.groups)
-        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
-
-
-class Conv2d(_ConvNd):
+class Conv2d(_ConvSpatialNd):
     """2-D convolution over (N, C_in, H, W) input (``nn.Conv2d``).
 
     Example:
@@ -145,17 +154,75 @@ class Conv2d(_ConvNd):
         torch.Size([2, 33, 4, 4])
     """
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
-        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
-                         padding if isinstance(padding, str) else _pair(padding), _pair(dilation), False, _pair(0),
-                         groups, bias, padding_mode, device=device, dtype=dtype)
+    _tuple = staticmethod(_pair)
+    _fn = "conv2d"
 
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                            self.stride, _pair(0), self.dilation, self.groups)
-        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
+class Conv3d(_ConvSpatialNd):
+    """3-D convolution over (N, C_in, D, H, W) input (``nn.Conv3d``)."""
+
+    _tuple = staticmethod(_triple)
+    _fn = "conv3d"
+
+
+class _ConvTransposeNd(_ConvNd):
+    _nd = 0
+    _tuple = staticmethod(_single)
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        t = self._tuple
+        super().__init__(in_channels, out_channels, t(kernel_size), t(stride), t(padding), t(dilation), True,
+                         t(output_padding), groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
+        """The output_padding that makes the output ``output_size`` (within the sizes a stride allows)."""
+        if output_size is None:
+            return _single(self.output_padding)
+        non_spatial = 2 if input.dim() == num_spatial_dims + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == non_spatial + num_spatial_dims:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
+                             f"{num_spatial_dims} or {non_spatial + num_spatial_dims} elements (got "
+                             f"{len(output_size)})")
+        lows = [(input.size(d + non_spatial) - 1) * stride[d] - 2 * padding[d]
+                + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1
+                for d in range(num_spatial_dims)]
+        highs = [lo + stride[d] - 1 for d, lo in enumerate(lows)]
+        for size, lo, hi in zip(output_size, lows, highs, strict=True):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {lows} to "
+                                 f"{highs} (for an input of {input.size()[2:]})")
+        return [size - lo for size, lo in zip(output_size, lows, strict=True)]
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size,
+                                              self._nd, self.dilation)
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._nd - 1]
+        return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                  self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution (``nn.ConvTranspose1d``)."""
+
+    _nd = 1
+    _tuple = staticmethod(_single)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution (``nn.ConvTranspose2d``)."""
+
+    _nd = 2
+    _tuple = staticmethod(_pair)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (``nn.ConvTranspose3d``)."""
+
+    _nd = 3
+    _tuple = staticmethod(_triple)

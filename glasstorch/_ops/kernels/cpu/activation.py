@@ -265,6 +265,43 @@ def hardtanh_backward_out(grad_output, self, min_val, max_val, out=None):
     return _grad_kernel(out, (grad_output, self), "hardshrink_backward_cpu", fn)
 
 
+def hardshrink_out(self, lambd, out):
+    """``-lambd <= x <= lambd ? 0 : x`` (NaN stays NaN)."""
+    def fn(x):
+        lam = _scalar(lambd, x.dtype)
+        return np.where((x >= -lam) & (x <= lam), x.dtype.type(0), x)
+    return _pointwise(self, out, "hardshrink_cpu", fn)
+
+
+def softshrink_out(self, lambd, out):
+    """``|x| > lambd ? x - sign(x) * lambd : x * 0``; ``lambd`` must lie in ``[0, max of the dtype]``."""
+    dt = self.dtype
+    if dt not in FLOATING:
+        raise not_implemented("softshrink_check", dt)
+    top = float(np.finfo(dt.np).max) if dt is not _dt.bfloat16 else 3.3895313892515355e38
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {_dt.name_of(dt)}, but found "
+                           f"{lambd:g}")
+
+    def fn(x):
+        lam = _scalar(lambd, x.dtype)
+        return np.where(np.abs(x) > lam, x - np.where(x > 0, lam, -lam), x * 0)
+    return _pointwise(self, out, "softshrink_cpu", fn)
+
+
+def hardshrink_backward_out(grad_out, self, lambd, out=None):
+    """``-lambd <= x <= lambd ? 0 : grad``."""
+    def fn(g, x, ct):
+        lam = _scalar(lambd, ct)
+        return np.where((x >= -lam) & (x <= lam), ct.type(0), g)
+    return _grad_kernel(out, (grad_out, self), "shrink_backward_cpu", fn)
+
+
+def softshrink_backward_out(grad_output, self, lambd, out=None):
+    """``-lambd <= x <= lambd ? 0 : grad`` (softshrink's slope is 1 outside the dead zone)."""
+    return hardshrink_backward_out(grad_output, self, lambd, out)
+
+
 def log_sigmoid_backward_out(grad_output, self, buffer, out=None):
     """``(1 - z / (1 + z)) * grad`` where ``self < 0``, else ``(z / (1 + z)) * grad``, with ``z`` the forward's
     ``buffer`` (``exp(-|self|)``), in PyTorch's CPU kernel's order of operations; the three broadcast and promote

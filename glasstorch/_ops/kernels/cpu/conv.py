@@ -160,6 +160,13 @@ def _check_backend(inp, weight, bias, stride, dilation, transposed, output_paddi
             raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
                                f"output_padding_height: {op[0]} output_padding_width: {op[1]} stride_height: {st[0]} "
                                f"stride_width: {st[1]} dilation_height: {dl[0]} dilation_width: {dl[1]}")
+    if transposed and inp.ndim == 5 and any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation,
+                                                                                  strict=True)):
+        (od, oh, ow), (sd, sh, sw), (dd, dh, dw) = output_padding, stride, dilation
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                           f"output_padding_depth: {od} output_padding_height: {oh} output_padding_width: {ow} "
+                           f"stride_depth: {sd} stride_height: {sh} stride_width: {sw} dilation_depth: {dd} "
+                           f"dilation_height: {dh} dilation_width: {dw}")
 
 
 def _compute_dtype(dtype):
@@ -626,13 +633,47 @@ def _unbatch(out, batched):
     return out if batched else aten.squeeze_dim(out, 0)
 
 
-def _convnd(inp, weight, bias, stride, padding, dilation, groups, nsp, name):
+def _complex_parts(t):
+    """``complex_to_real``: the real and imaginary parts of a complex tensor, as views."""
     from ...aten import aten
-    if bias is not None and bias.dtype is not inp.dtype:
+    pairs = aten.view_as_real(aten.resolve_conj(t))
+    return aten.select_int(pairs, -1, 0), aten.select_int(pairs, -1, 1)
+
+
+def _complex_convolution(conv, inp, weight, bias):
+    """Note [Complex Convolution] in PyTorch's Convolution.cpp: three real convolutions (Gauss's trick),
+    ``conv(x, w) = a - b + i (c - a - b)`` with ``a = conv(xr, wr, br)``, ``b = conv(xi, wi)`` and
+    ``c = conv(xr + xi, wr + wi, br + bi)``; ``conv(x, w, b)`` is the real convolution with the other arguments."""
+    from ...aten import aten
+    if weight.dtype is not inp.dtype or (bias is not None and bias.dtype is not inp.dtype):
+        other = weight if weight.dtype is not inp.dtype else bias
+        raise RuntimeError(f"Input type ({type_meta_name(inp.dtype)}) and {'weight' if other is weight else 'bias'} "
+                           f"type ({type_meta_name(other.dtype)}) should be the same")
+    xr, xi = _complex_parts(inp)
+    wr, wi = _complex_parts(weight)
+    br = bi = None
+    if bias is not None:
+        br, bi = _complex_parts(bias)
+    a = conv(xr, wr, br)
+    b = conv(xi, wi, None)
+    c = conv(aten.add_Tensor(xr, xi, 1), aten.add_Tensor(wr, wi, 1),
+             None if bias is None else aten.add_Tensor(br, bi, 1))
+    imag = aten.sub_Tensor(aten.sub_Tensor(c, a, 1), b, 1)
+    return aten.add_Tensor(aten.sub_Tensor(a, b, 1), aten.mul_Scalar(imag, 1j), 1)
+
+
+def _convnd(inp, weight, bias, stride, padding, dilation, groups, nsp, name, transposed=False, output_padding=None):
+    from ...aten import aten
+    if bias is not None and bias.dtype is not inp.dtype and not transposed:
         raise RuntimeError(f"Input type ({type_meta_name(inp.dtype)}) and bias type ({type_meta_name(bias.dtype)}) "
                            f"should be the same")
     x, batched = _batchify(inp, nsp, name)
-    out = aten.convolution(x, weight, bias, list(stride), list(padding), list(dilation), False, [0] * nsp, groups)
+    args = (list(stride), list(padding), list(dilation), transposed,
+            [0] * nsp if output_padding is None else list(output_padding), groups)
+    if inp.dtype.is_complex:
+        out = _complex_convolution(lambda i, w, b: aten.convolution(i, w, b, *args), x, weight, bias)
+    else:
+        out = aten.convolution(x, weight, bias, *args)
     return _unbatch(out, batched)
 
 
@@ -644,10 +685,30 @@ def conv2d(inp, weight, bias, stride, padding, dilation, groups):
     return _convnd(inp, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+def conv3d(inp, weight, bias, stride, padding, dilation, groups):
+    return _convnd(inp, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def conv_transpose1d(inp, weight, bias, stride, padding, output_padding, groups, dilation):
+    return _convnd(inp, weight, bias, stride, padding, dilation, groups, 1, "conv_transpose1d", True, output_padding)
+
+
+def conv_transpose2d(inp, weight, bias, stride, padding, output_padding, groups, dilation):
+    return _convnd(inp, weight, bias, stride, padding, dilation, groups, 2, "conv_transpose2d", True, output_padding)
+
+
+def conv_transpose3d(inp, weight, bias, stride, padding, output_padding, groups, dilation):
+    return _convnd(inp, weight, bias, stride, padding, dilation, groups, 3, "conv_transpose3d", True, output_padding)
+
+
 def _convnd_padding(inp, weight, bias, stride, padding, dilation, groups, nsp, name):
     from ...aten import aten
     x, batched = _batchify(inp, nsp, name)
-    out = aten._convolution_mode(x, weight, bias, list(stride), padding, list(dilation), groups)
+    if inp.dtype.is_complex:
+        out = _complex_convolution(lambda i, w, b: aten._convolution_mode(i, w, b, list(stride), padding,
+                                                                          list(dilation), groups), x, weight, bias)
+    else:
+        out = aten._convolution_mode(x, weight, bias, list(stride), padding, list(dilation), groups)
     return _unbatch(out, batched)
 
 
@@ -657,6 +718,10 @@ def conv1d_padding(inp, weight, bias, stride, padding, dilation, groups):
 
 def conv2d_padding(inp, weight, bias, stride, padding, dilation, groups):
     return _convnd_padding(inp, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d_padding(inp, weight, bias, stride, padding, dilation, groups):
+    return _convnd_padding(inp, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
 def _convolution_same(inp, weight, bias, stride, dilation, groups):

@@ -57,7 +57,11 @@ def _cpu_is_intel() -> bool:
     return False
 
 
-MKL_BERNOULLI = platform.machine() in ("x86_64", "AMD64") and _cpu_is_intel()
+# torch 2.13's CPU build draws bernoulli_(float p) with the default kernel on Intel too: its libtorch_cpu carries
+# no VSL stream code (no vslNewStream), and on an Intel Xeon its masks are the default kernel's draw for draw.
+# The MKL emulation stays for builds that still take that path.
+_TORCH_USES_MKL_BERNOULLI = False
+MKL_BERNOULLI = _TORCH_USES_MKL_BERNOULLI and platform.machine() in ("x86_64", "AMD64") and _cpu_is_intel()
 _RANDPERM_SMALL = 0xFFFFFFFF // 20  # randperm_cpu's "small n" bound
 
 

@@ -22,6 +22,8 @@ from ...._device import generator as _generator
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import check_no_internal_overlap, resize_out
+from . import activation as _act
+from . import distribution_kernels as _dk
 from . import random as _rand
 from .activation import FLOATING, not_implemented
 
@@ -349,3 +351,44 @@ def native_dropout_impl(input, p, train):
         np.copyto(out.as_numpy(), input.as_numpy())
         mask.as_numpy()[...] = True
     return out, mask
+
+
+# -- rrelu ----------------------------------------------------------------------------------------------------
+def rrelu_with_noise_functional_cpu(self, noise, lower, upper, training, generator):
+    """``(out, noise_out)``: in training each element ``x <= 0`` (in memory order) draws its slope ``r`` from
+    ``uniform_real_distribution<double>(lower, upper)`` (bounds and slope in the opmath type), gives ``x * r`` and
+    records ``r`` in ``noise_out`` (1 elsewhere); out of training the slope is ``(lower + upper) / 2`` (leaky_relu)
+    and ``noise_out`` is ``noise``'s values."""
+    if not float(lower) <= float(upper):
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    generator = _gen(generator, "rrelu_with_noise")
+    noise_out = empty_contiguous(noise.sizes, noise.dtype, noise.device)
+    if not training:
+        if _has_data(noise):
+            noise_out.as_numpy()[...] = noise.as_numpy()
+        return _act.leaky_relu_out(self, (float(lower) + float(upper)) / 2, None), noise_out
+    if self.dtype not in (_dt.float32, _dt.float64, _dt.bfloat16):  # torch's CPU kernel has no float16
+        raise not_implemented("rrelu_with_noise_out_cpu", self.dtype)
+    out = empty_contiguous(self.sizes, self.dtype, self.device)
+    if not _has_data(self) or self.numel() == 0:
+        return out, noise_out
+    ct = np.float64 if self.dtype is _dt.float64 else np.float32
+    x = np.ascontiguousarray(self.as_numpy()).reshape(-1).astype(ct)
+    hit = x <= 0
+    # the bounds are the opmath type's (float32 below double) before the double distribution sees them, and
+    # RReLU.cpp is compiled without FMA contraction: x * (hi - lo) + lo rounds twice (uniform_'s kernel fuses it)
+    lo, hi = float(ct(float(lower))), float(ct(float(upper)))
+    u = (_dk.words64(generator, int(hit.sum())) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
+    r = np.ones_like(x)
+    r[hit] = (u * (hi - lo) + lo).astype(ct)
+    out.as_numpy().reshape(-1)[...] = np.where(hit, x * r, x).astype(self.dtype.np)
+    noise_out.as_numpy().reshape(-1)[...] = r.astype(noise.dtype.np)
+    return out, noise_out
+
+
+def rrelu_with_noise_cpu(self, noise, lower, upper, training, generator):
+    """``rrelu_with_noise``: the functional form, its slopes written into ``noise`` (in training)."""
+    out, noise_out = rrelu_with_noise_functional_cpu(self, noise, lower, upper, training, generator)
+    if training and _has_data(noise) and noise.numel():
+        noise.as_numpy()[...] = noise_out.as_numpy().reshape(noise.sizes)
+    return out
