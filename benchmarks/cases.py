@@ -342,6 +342,7 @@ CASES.update({
         lambda F: lambda x: F.interpolate(x[:1, :1], size=(256, 256), mode="bicubic")),
     "unfold k=3 1M float32": _pool_case(lambda F: lambda x: F.unfold(x, 3, padding=1)),
     "pixel_shuffle r=2 1M float32": _pool_case(lambda F: lambda x: F.pixel_shuffle(x, 2)),
+})
 
 
 # -- nn.functional (issue 20/21): pairwise distances and the 3-d / transposed convolutions ------------------------
