@@ -46,9 +46,9 @@ def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices, compute_uv=True):
     use_u, use_v = _present(gU), _present(gVh)
     m, n = U.shape[-2], Vh.shape[-1]
     if gS is None:
-        if not use_u and not use_v:
+        if gU is None and gVh is None:
             return None  # no output got a gradient: the input's is undefined too
-        gS = S.new_zeros(S.shape)
+        gS = S.new_zeros(S.shape)  # an empty gU or gVh still makes the input's gradient defined (zeros)
     if not use_u and not use_v:
         return U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh
     S_row, S_col = S.unsqueeze(-2), S.unsqueeze(-1)
@@ -256,18 +256,17 @@ def slogdet_backward(g_sign, g_logabsdet, A, sign, LU, pivots):
 
 
 def cholesky_backward(gL, upper, L):
-    """``linalg_cholesky_ex``/``cholesky``: gA = L⁻ᴴ Φ(Lᴴ gL) L⁻¹ made Hermitian, Φ the lower triangle with half
-    its diagonal."""
+    """``linalg_cholesky_ex``/``cholesky``: gA = L⁻ᴴ Π(tril(Lᴴ gL)) L⁻¹ with Π(X) = ½ (X + tril(X, -1)ᴴ): PyTorch's
+    formula, which keeps the diagonal's imaginary part (the result is not made Hermitian)."""
     if gL is None:
         return None
     T = _lib()
     if upper:
         L, gL = L.mH, gL.mH
     phi = (L.mH @ gL).tril()
-    phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
+    phi = 0.5 * (phi + phi.tril(-1).mH)
     gA = T.linalg.solve_triangular(L.mH, phi, upper=True, left=True)
-    gA = T.linalg.solve_triangular(L, gA, upper=False, left=False)
-    return 0.5 * (gA + gA.mH)
+    return T.linalg.solve_triangular(L, gA, upper=False, left=False)
 
 
 def cholesky_inverse_backward(grad, L, upper, inverse):
@@ -315,10 +314,18 @@ def triangular_solve_backward(g_x, g_m, B, A, X, upper, transpose, unitriangular
     return gB, gA
 
 
+_EIG_PHASE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by e^{i "
+              "phi}. The specified loss function depends on this quantity, so it is ill-defined.")
+
+
 def linalg_eig_backward(gL, gV, L, V, is_hermitian):
-    """``_linalg_eigh`` (``is_hermitian``): gA = V (skew(Vᴴ gV) / E + diag(gL)) Vᴴ, E[i, j] = L[j] - L[i]."""
+    """``_linalg_eigh`` (``is_hermitian``): gA = V (skew(Vᴴ gV) / E + diag(gL)) Vᴴ, E[i, j] = L[j] - L[i].
+    ``linalg_eig``: gA = V⁻ᴴ ((Vᴴ gV − Vᴴ V Re diag(Vᴴ gV)) / Ē + diag(gL)) Vᴴ (E conjugated; a real input keeps
+    the real part, which the engine takes); a loss that depends on the eigenvectors' phases is refused."""
     if gL is None and gV is None:
         return None
+    if not is_hermitian:
+        return _eig_backward_general(gL, gV, L, V)
     if gV is None:
         return V @ (gL.unsqueeze(-1).to(V.dtype) * V.mH)
     VhgV = V.mH @ gV
@@ -332,6 +339,26 @@ def linalg_eig_backward(gL, gV, L, V, is_hermitian):
     if gL is not None:
         inner = inner + gL.to(inner.dtype).diag_embed()
     return V @ (inner @ V.mH)
+
+
+def _eig_backward_general(gL, gV, L, V):
+    T = _lib()
+    Vh = V.mH
+    if gV is None:
+        return T.linalg.solve(Vh, gL.unsqueeze(-1) * Vh)
+    VhgV = Vh @ gV
+    diag = VhgV.diagonal(0, -2, -1)
+    im = diag.imag
+    if not T.allclose(im, T.zeros_like(im), rtol=1e-2, atol=1e-2):
+        raise RuntimeError(_EIG_PHASE)
+    VhgV = VhgV - Vh @ (V * diag.real.unsqueeze(-2))
+    Lc = L.conj()
+    E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1)
+    E = E + (E * 0).diagonal(0, -2, -1).add(1).diag_embed()
+    inner = VhgV / E
+    if gL is not None:
+        inner = inner + gL.diag_embed()
+    return T.linalg.solve(Vh, inner @ Vh)
 
 
 def linalg_qr_backward(gQ, gR, Q, R, mode):
