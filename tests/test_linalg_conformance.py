@@ -199,3 +199,22 @@ def test_multi_dot_returns_a_view_of_the_product(shapes):
     assert got._is_view() == want._is_view()
     assert tuple(got.shape) == tuple(want.shape) and tuple(got.stride()) == tuple(want.stride())
     np.testing.assert_allclose(np.asarray(got.tolist()).reshape(want.shape), want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 6, 4)])
+@pytest.mark.parametrize("fn", ["svd_lowrank", "pca_lowrank"])
+def test_lowrank_with_torchs_random_draws(fn, shape):
+    """Equal seeds give torch's singular values and the same rank-q product (signs of U, V are LAPACK's choice)."""
+    a = RNG.standard_normal(shape)
+    res = []
+    for lib in (gt, torch):
+        lib.manual_seed(7)
+        x = lib.tensor(a, requires_grad=True)
+        U, S, V = getattr(lib, fn)(x, q=2, niter=1)
+        approx = (U * S.unsqueeze(-2)) @ V.mT
+        (g,) = lib.autograd.grad(S.sum() + approx.sum(), x)
+        res.append([np.asarray(t.tolist()) for t in (S, approx, g)])
+    for a_, b_ in zip(*res, strict=True):
+        np.testing.assert_allclose(a_, b_, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match=r"q\(=9\) must be non-negative integer"):
+        gt.pca_lowrank(gt.tensor(a), q=9)
