@@ -20,6 +20,10 @@ def _c(*shape):
     return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
 
 
+def _r(*shape):
+    return RNG.standard_normal(shape)
+
+
 def _grads(fn, arrays, dtype="complex128", gout_seed=0):
     """The input gradients of ``fn(lib, *leaves)`` under the same output cotangent, in both libraries."""
     res = []
@@ -218,3 +222,38 @@ def test_lowrank_with_torchs_random_draws(fn, shape):
         np.testing.assert_allclose(a_, b_, rtol=1e-8, atol=1e-10)
     with pytest.raises(ValueError, match=r"q\(=9\) must be non-negative integer"):
         gt.pca_lowrank(gt.tensor(a), q=9)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_householder_product_gradient(dtype):
+    mk = _c if dtype == "complex128" else _r
+    _close(lambda m, a, t: m.linalg.householder_product(a, t), [mk(5, 3), mk(2)], dtype)
+    _close(lambda m, a, t: m.linalg.householder_product(a, t), [mk(2, 4, 4), mk(2, 4)], dtype)
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_ormqr_gradient(dtype, left, transpose):
+    mk = _c if dtype == "complex128" else _r
+    other = mk(5, 4) if left else mk(4, 5)
+    _close(lambda m, a, t, c: m.ormqr(a, t, c, left, transpose), [mk(5, 3), mk(3), other], dtype)
+
+
+def test_householder_product_double_backward():
+    a, t = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
+    assert gt.autograd.gradgradcheck(gt.linalg.householder_product,
+                                     (gt.tensor(a, requires_grad=True), gt.tensor(t, requires_grad=True)))
+
+
+@pytest.mark.parametrize("args", [
+    ((5, 0), (5,), (5, 5), True), ((5, 3), (3,), (4, 5), True), ((5, 3), (3,), (5, 2), False),
+    ((5, 3), (2,), (5, 5), True), ((5, 3), (1, 3), (5, 5), True), ((5, 3), (3,), (2, 5, 5), True)])
+def test_ormqr_shape_errors(args):
+    a, t, c, left = args
+    msgs = []
+    for lib in (gt, torch):
+        with pytest.raises(RuntimeError) as info:
+            lib.ormqr(lib.zeros(a), lib.zeros(t), lib.zeros(c), left, True)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

@@ -24,6 +24,7 @@ __all__ = ["svd_backward", "inv_backward", "linalg_solve_backward", "linalg_lu_b
            "lu_unpack_backward", "linalg_lu_solve_LU", "linalg_lu_solve_B", "linalg_det_backward", "slogdet_backward",
            "cholesky_backward", "cholesky_inverse_backward", "cholesky_solve_backward",
            "linalg_solve_triangular_backward", "triangular_solve_backward", "linalg_eig_backward",
+           "householder_product_backward", "ormqr_backward",
            "linalg_qr_backward", "linalg_matrix_exp_differential", "linalg_cross_backward", "pinv_backward",
            "linalg_lstsq_backward"]
 
@@ -359,6 +360,56 @@ def _eig_backward_general(gL, gV, L, V):
     if gL is not None:
         inner = inner + gL.diag_embed()
     return T.linalg.solve(Vh, inner @ Vh)
+
+
+def _householder_grads(gQ, input, tau, ncols):
+    """The gradients of (input, tau) for gQ, the gradient of the first ``ncols`` columns of Q = H₀ ⋯ H_{k-1},
+    H_i = I - τ_i v_i v_iᴴ (v_i: column i of input below the diagonal, 1 on it).  With P_i = H₀ ⋯ H_{i-1} and
+    S_i = H_{i+1} ⋯ H_{k-1} E, H_i's gradient is G_i = P_iᴴ gQ S_iᴴ, so gτ_i = -v_iᴴ G_i v_i and
+    gv_i = -(τ̄_i G_i + τ_i G_iᴴ) v_i (below the diagonal).  Built from differentiable operators (double backward)."""
+    T = _lib()
+    m, n = input.shape[-2:]
+    k = tau.shape[-1]
+    eye = T.eye(m, dtype=input.dtype, device=input.device)
+    V = input.tril(-1) + eye[:, :n]
+    vs = [V[..., :, i:i + 1] for i in range(k)]
+    taus = [tau[..., i:i + 1].unsqueeze(-1) for i in range(k)]
+    Hs = [eye - t * (v @ v.mH) for v, t in zip(vs, taus, strict=True)]
+    suffix, cur = [None] * k, eye[:, :ncols]
+    for i in reversed(range(k)):
+        suffix[i] = cur
+        cur = Hs[i] @ cur
+    g_tau, g_cols, P = [], [], None
+    for i in range(k):
+        G = (gQ if P is None else P.mH @ gQ) @ suffix[i].mH
+        v, t = vs[i], taus[i]
+        g_tau.append(-(v.mH @ G @ v).squeeze(-1))
+        g_cols.append(-(_conj(t) * (G @ v) + t * (G.mH @ v)))
+        P = Hs[i] if P is None else P @ Hs[i]
+    g_input = T.cat(g_cols + [T.zeros_like(input[..., :, k:])], -1).tril(-1)
+    return g_input, T.cat(g_tau, -1)
+
+
+def householder_product_backward(grad, input, tau):
+    """``linalg_householder_product``: Q is the first n columns of the product of the reflectors."""
+    if grad is None:
+        return None, None
+    return _householder_grads(grad, input, tau, input.shape[-1])
+
+
+def ormqr_backward(grad, input, tau, other, left, transpose):
+    """``ormqr``: R = op(Q) C (or C op(Q)), Q the full product of the reflectors, op the conjugate transpose when
+    ``transpose``; gC applies op(Q)ᴴ (the flipped ``transpose``) and Q's gradient goes to the reflectors."""
+    if grad is None:
+        return None, None, None
+    T = _lib()
+    g_other = T.ormqr(input, tau, grad, left, not transpose)
+    if left:
+        gQ = other @ grad.mH if transpose else grad @ other.mH
+    else:
+        gQ = grad.mH @ other if transpose else other.mH @ grad
+    g_input, g_tau = _householder_grads(gQ, input, tau, input.shape[-2])
+    return g_input, g_tau, g_other
 
 
 def linalg_qr_backward(gQ, gR, Q, R, mode):

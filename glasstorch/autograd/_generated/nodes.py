@@ -4723,12 +4723,112 @@ class LinalgEigBackward0(NodeBase):
         return self.result_[1]
 
 
+def _LinalgHouseholderProductBackward0_0(grad, grads, input, tau):
+    return householder_product_backward(grad, input, tau)
+
+
+class LinalgHouseholderProductBackward0(NodeBase):
+    """Backward of ``linalg_householder_product(Tensor input, Tensor tau) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:63)."""
+
+    __slots__ = ('input_', 'tau_')
+    _tensor_slots = ('input_', 'tau_')
+    _inputs = ('input', 'tau')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input = _unpack(node, node.input_, 'LinalgHouseholderProductBackward0')
+        tau = _unpack(node, node.tau_, 'LinalgHouseholderProductBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _LinalgHouseholderProductBackward0_0(grad, grads, input, tau)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_input(self):
+        return _unpack(self, self.input_, 'LinalgHouseholderProductBackward0')
+
+    @property
+    def _raw_saved_input(self):
+        return self.input_
+
+    @property
+    def _saved_tau(self):
+        return _unpack(self, self.tau_, 'LinalgHouseholderProductBackward0')
+
+    @property
+    def _raw_saved_tau(self):
+        return self.tau_
+
+
+def _OrmqrBackward0_0(grad, grads, self, input2, input3, left, transpose):
+    return ormqr_backward(grad, self, input2, input3, left, transpose)
+
+
+class OrmqrBackward0(NodeBase):
+    """Backward of ``ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:66)."""
+
+    __slots__ = ('self_', 'input2_', 'input3_', 'left_', 'transpose_')
+    _tensor_slots = ('self_', 'input2_', 'input3_')
+    _inputs = ('self', 'input2', 'input3')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input2 = _unpack(node, node.input2_, 'OrmqrBackward0')
+        input3 = _unpack(node, node.input3_, 'OrmqrBackward0')
+        self = _unpack(node, node.self_, 'OrmqrBackward0')
+        left = node.left_
+        transpose = node.transpose_
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _OrmqrBackward0_0(grad, grads, self, input2, input3, left, transpose)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'OrmqrBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_input2(self):
+        return _unpack(self, self.input2_, 'OrmqrBackward0')
+
+    @property
+    def _raw_saved_input2(self):
+        return self.input2_
+
+    @property
+    def _saved_input3(self):
+        return _unpack(self, self.input3_, 'OrmqrBackward0')
+
+    @property
+    def _raw_saved_input3(self):
+        return self.input3_
+
+    @property
+    def _saved_left(self):
+        return self.left_
+
+    @property
+    def _saved_transpose(self):
+        return self.transpose_
+
+
 def _LinalgQrBackward0_0(grad, grads, mode, result):
     return linalg_qr_backward(grads[0], grads[1], result[0], result[1], mode)
 
 
 class LinalgQrBackward0(NodeBase):
-    """Backward of ``linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:63)."""
+    """Backward of ``linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:69)."""
 
     __slots__ = ('mode_', 'result_')
     _tensor_slots = ('result_',)
@@ -4770,7 +4870,7 @@ def _GeqrfBackward0_0(grad, grads):
 
 
 class GeqrfBackward0(NodeBase):
-    """Backward of ``geqrf(Tensor self) -> (Tensor a, Tensor tau)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:66)."""
+    """Backward of ``geqrf(Tensor self) -> (Tensor a, Tensor tau)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:72)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -4790,7 +4890,7 @@ def _LinalgMatrixExpBackward0_0(grad, grads, self):
 
 
 class LinalgMatrixExpBackward0(NodeBase):
-    """Backward of ``linalg_matrix_exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:69)."""
+    """Backward of ``linalg_matrix_exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:75)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -4819,7 +4919,7 @@ def _LinalgCrossBackward0_0(grad, grads, self, other, dim):
 
 
 class LinalgCrossBackward0(NodeBase):
-    """Backward of ``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:72)."""
+    """Backward of ``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:78)."""
 
     __slots__ = ('self_', 'other_', 'dim_')
     _tensor_slots = ('self_', 'other_')
@@ -4864,7 +4964,7 @@ def _LinalgLstsqBackward0_0(grad, grads, self, b):
 
 
 class LinalgLstsqBackward0(NodeBase):
-    """Backward of ``linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:75)."""
+    """Backward of ``linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:81)."""
 
     __slots__ = ('self_', 'b_')
     _tensor_slots = ('self_', 'b_')
@@ -4904,7 +5004,7 @@ def _LinalgPinvBackward0_0(grad, grads, self, result):
 
 
 class LinalgPinvBackward0(NodeBase):
-    """Backward of ``linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:79)."""
+    """Backward of ``linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:85)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
