@@ -257,3 +257,23 @@ def test_ormqr_shape_errors(args):
             lib.ormqr(lib.zeros(a), lib.zeros(t), lib.zeros(c), left, True)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 4, 4)])
+@pytest.mark.parametrize("scale", [1e-9, 1e-5, 0.03, 0.3, 1.0, 2.5, 9.0])
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "float32"])
+def test_matrix_exp_follows_torchs_degrees(dtype, scale, shape):
+    """Each Taylor degree (chosen by the 1-norm; a batch takes degree 18) and the scaled-and-squared degree 18."""
+    a = (_c(*shape) if dtype.startswith("complex") else _r(*shape)) * scale / 4
+    want = torch.linalg.matrix_exp(torch.tensor(a, dtype=getattr(torch, dtype)))
+    got = gt.linalg.matrix_exp(gt.tensor(a, dtype=getattr(gt, dtype)))
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(np.asarray(got.tolist()), want.numpy(), rtol=tol, atol=tol * float(want.abs().max()))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_matrix_exp_16_bit_reads_torchs_tables_as_torch_does(dtype):
+    a = RNG.uniform(-9, 9, (5, 5))  # the OpInfo's magnitudes: the degree-18 route, NaN in torch
+    want = torch.matrix_exp(torch.tensor(a, dtype=getattr(torch, dtype))).float()
+    got = gt.matrix_exp(gt.tensor(a, dtype=getattr(gt, dtype))).float()
+    np.testing.assert_allclose(np.asarray(got.tolist()), want.numpy(), rtol=1e-2, atol=1e-2, equal_nan=True)
