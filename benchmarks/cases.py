@@ -237,7 +237,21 @@ def _det_batched(lib):
     return lambda: lib.linalg.det(a)
 
 
+def _matrix_exp_256(lib):
+    lib.manual_seed(0)
+    a = lib.randn(256, 256) / 16  # 1-norm ~13: degree 18 with a few squarings
+    return lambda: lib.linalg.matrix_exp(a)
+
+
+def _householder_product_256(lib):
+    lib.manual_seed(0)
+    a, tau = lib.randn(256, 256), lib.rand(256)
+    return lambda: lib.linalg.householder_product(a, tau)
+
+
 CASES.update({
+    "linalg.matrix_exp 256x256 float32": _matrix_exp_256,
+    "linalg.householder_product 256x256 float32": _householder_product_256,
     "linalg.inv 256x256 float32": _inv_256,
     "linalg.solve 256x256, 16 rhs float32": _solve_256,
     "linalg.eigh 256x256 float32": _eigh_256,

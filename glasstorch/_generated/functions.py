@@ -845,7 +845,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     linalg_cholesky_ex_L as _op_linalg_cholesky_ex_L,
     linalg_cholesky_out as _op_linalg_cholesky_out,
     linalg_cond as _op_linalg_cond,
+    linalg_cond_out as _op_linalg_cond_out,
     linalg_cond_p_str as _op_linalg_cond_p_str,
+    linalg_cond_p_str_out as _op_linalg_cond_p_str_out,
     linalg_cross as _op_linalg_cross,
     linalg_cross_out as _op_linalg_cross_out,
     linalg_det as _op_linalg_det,
@@ -856,6 +858,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     linalg_eigh as _op_linalg_eigh,
     linalg_eigh_eigvals as _op_linalg_eigh_eigvals,
     linalg_eigvals as _op_linalg_eigvals,
+    linalg_eigvals_out as _op_linalg_eigvals_out,
     linalg_eigvalsh as _op_linalg_eigvalsh,
     linalg_eigvalsh_out as _op_linalg_eigvalsh_out,
     linalg_householder_product as _op_linalg_householder_product,
@@ -867,6 +870,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     linalg_ldl_factor as _op_linalg_ldl_factor,
     linalg_ldl_factor_ex as _op_linalg_ldl_factor_ex,
     linalg_ldl_factor_ex_out as _op_linalg_ldl_factor_ex_out,
+    linalg_ldl_factor_out as _op_linalg_ldl_factor_out,
     linalg_ldl_solve as _op_linalg_ldl_solve,
     linalg_ldl_solve_out as _op_linalg_ldl_solve_out,
     linalg_lstsq as _op_linalg_lstsq,
@@ -886,13 +890,21 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     linalg_matrix_power_out as _op_linalg_matrix_power_out,
     linalg_matrix_rank as _op_linalg_matrix_rank,
     linalg_matrix_rank_atol_rtol_float as _op_linalg_matrix_rank_atol_rtol_float,
+    linalg_matrix_rank_atol_rtol_float_out as _op_linalg_matrix_rank_atol_rtol_float_out,
     linalg_matrix_rank_atol_rtol_tensor as _op_linalg_matrix_rank_atol_rtol_tensor,
+    linalg_matrix_rank_atol_rtol_tensor_out as _op_linalg_matrix_rank_atol_rtol_tensor_out,
+    linalg_matrix_rank_out as _op_linalg_matrix_rank_out,
+    linalg_matrix_rank_out_tol_tensor as _op_linalg_matrix_rank_out_tol_tensor,
     linalg_matrix_rank_tol_tensor as _op_linalg_matrix_rank_tol_tensor,
     linalg_multi_dot as _op_linalg_multi_dot,
     linalg_multi_dot_out as _op_linalg_multi_dot_out,
     linalg_pinv as _op_linalg_pinv,
     linalg_pinv_atol_rtol_float as _op_linalg_pinv_atol_rtol_float,
+    linalg_pinv_atol_rtol_float_out as _op_linalg_pinv_atol_rtol_float_out,
     linalg_pinv_atol_rtol_tensor as _op_linalg_pinv_atol_rtol_tensor,
+    linalg_pinv_atol_rtol_tensor_out as _op_linalg_pinv_atol_rtol_tensor_out,
+    linalg_pinv_out as _op_linalg_pinv_out,
+    linalg_pinv_out_rcond_tensor as _op_linalg_pinv_out_rcond_tensor,
     linalg_pinv_rcond_tensor as _op_linalg_pinv_rcond_tensor,
     linalg_qr as _op_linalg_qr,
     linalg_qr_out as _op_linalg_qr_out,
@@ -909,7 +921,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     linalg_svdvals as _op_linalg_svdvals,
     linalg_svdvals_out as _op_linalg_svdvals_out,
     linalg_tensorinv as _op_linalg_tensorinv,
+    linalg_tensorinv_out as _op_linalg_tensorinv_out,
     linalg_tensorsolve as _op_linalg_tensorsolve,
+    linalg_tensorsolve_out as _op_linalg_tensorsolve_out,
     linalg_vander as _op_linalg_vander,
     linalg_vecdot as _op_linalg_vecdot,
     linalg_vecdot_out as _op_linalg_vecdot_out,
@@ -1739,45 +1753,46 @@ _rt_linalg_cholesky_ex_out_31 = _return_type('linalg_cholesky_ex_out', ['L', 'in
 _rt_linalg_ldl_factor_ex_32 = _return_type('linalg_ldl_factor_ex', ['LD', 'pivots', 'info'])
 _rt_linalg_ldl_factor_ex_out_33 = _return_type('linalg_ldl_factor_ex_out', ['LD', 'pivots', 'info'])
 _rt_linalg_ldl_factor_34 = _return_type('linalg_ldl_factor', ['LD', 'pivots'])
-_rt_linalg_eigh_35 = _return_type('_linalg_eigh', ['eigenvalues', 'eigenvectors'])
-_rt_linalg_eigh_out_36 = _return_type('_linalg_eigh_out', ['eigenvalues', 'eigenvectors'])
-_rt_linalg_eigh_37 = _return_type('linalg_eigh', ['eigenvalues', 'eigenvectors'])
-_rt_linalg_eigh_out_38 = _return_type('linalg_eigh_out', ['eigenvalues', 'eigenvectors'])
-_rt_linalg_eig_39 = _return_type('linalg_eig', ['eigenvalues', 'eigenvectors'])
-_rt_linalg_eig_out_40 = _return_type('linalg_eig_out', ['eigenvalues', 'eigenvectors'])
-_rt_linalg_qr_41 = _return_type('linalg_qr', ['Q', 'R'])
-_rt_linalg_qr_out_42 = _return_type('linalg_qr_out', ['Q', 'R'])
-_rt_qr_43 = _return_type('qr', ['Q', 'R'])
-_rt_qr_out_44 = _return_type('qr_out', ['Q', 'R'])
-_rt_geqrf_45 = _return_type('geqrf', ['a', 'tau'])
-_rt_geqrf_out_46 = _return_type('geqrf_out', ['a', 'tau'])
-_rt_svd_47 = _return_type('svd', ['U', 'S', 'V'])
-_rt_svd_out_48 = _return_type('svd_out', ['U', 'S', 'V'])
-_rt_linalg_lstsq_49 = _return_type('linalg_lstsq', ['solution', 'residuals', 'rank', 'singular_values'])
-_rt_linalg_lstsq_out_50 = _return_type('linalg_lstsq_out', ['solution', 'residuals', 'rank', 'singular_values'])
-_rt_nll_loss_forward_51 = _return_type('nll_loss_forward', ['output', 'total_weight'])
-_rt_nll_loss2d_forward_52 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
-_rt_max_53 = _return_type('max', ['values', 'indices'])
-_rt_max_out_54 = _return_type('max_out', ['values', 'indices'])
-_rt_min_55 = _return_type('min', ['values', 'indices'])
-_rt_min_out_56 = _return_type('min_out', ['values', 'indices'])
-_rt_sort_57 = _return_type('sort', ['values', 'indices'])
-_rt_sort_out_58 = _return_type('sort_out', ['values', 'indices'])
-_rt_topk_59 = _return_type('topk', ['values', 'indices'])
-_rt_topk_out_60 = _return_type('topk_out', ['values', 'indices'])
-_rt_kthvalue_61 = _return_type('kthvalue', ['values', 'indices'])
-_rt_kthvalue_out_62 = _return_type('kthvalue_out', ['values', 'indices'])
-_rt_cummax_63 = _return_type('cummax', ['values', 'indices'])
-_rt_cummax_out_64 = _return_type('cummax_out', ['values', 'indices'])
-_rt_cummin_65 = _return_type('cummin', ['values', 'indices'])
-_rt_cummin_out_66 = _return_type('cummin_out', ['values', 'indices'])
-_rt_median_67 = _return_type('median', ['values', 'indices'])
-_rt_median_out_68 = _return_type('median_out', ['values', 'indices'])
-_rt_nanmedian_69 = _return_type('nanmedian', ['values', 'indices'])
-_rt_nanmedian_out_70 = _return_type('nanmedian_out', ['values', 'indices'])
-_rt_mode_71 = _return_type('mode', ['values', 'indices'])
-_rt_mode_out_72 = _return_type('mode_out', ['values', 'indices'])
-_rt_unpack_dual_73 = _return_type('_unpack_dual', ['primal', 'tangent'])
+_rt_linalg_ldl_factor_out_35 = _return_type('linalg_ldl_factor_out', ['LD', 'pivots'])
+_rt_linalg_eigh_36 = _return_type('_linalg_eigh', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eigh_out_37 = _return_type('_linalg_eigh_out', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eigh_38 = _return_type('linalg_eigh', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eigh_out_39 = _return_type('linalg_eigh_out', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eig_40 = _return_type('linalg_eig', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eig_out_41 = _return_type('linalg_eig_out', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_qr_42 = _return_type('linalg_qr', ['Q', 'R'])
+_rt_linalg_qr_out_43 = _return_type('linalg_qr_out', ['Q', 'R'])
+_rt_qr_44 = _return_type('qr', ['Q', 'R'])
+_rt_qr_out_45 = _return_type('qr_out', ['Q', 'R'])
+_rt_geqrf_46 = _return_type('geqrf', ['a', 'tau'])
+_rt_geqrf_out_47 = _return_type('geqrf_out', ['a', 'tau'])
+_rt_svd_48 = _return_type('svd', ['U', 'S', 'V'])
+_rt_svd_out_49 = _return_type('svd_out', ['U', 'S', 'V'])
+_rt_linalg_lstsq_50 = _return_type('linalg_lstsq', ['solution', 'residuals', 'rank', 'singular_values'])
+_rt_linalg_lstsq_out_51 = _return_type('linalg_lstsq_out', ['solution', 'residuals', 'rank', 'singular_values'])
+_rt_nll_loss_forward_52 = _return_type('nll_loss_forward', ['output', 'total_weight'])
+_rt_nll_loss2d_forward_53 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
+_rt_max_54 = _return_type('max', ['values', 'indices'])
+_rt_max_out_55 = _return_type('max_out', ['values', 'indices'])
+_rt_min_56 = _return_type('min', ['values', 'indices'])
+_rt_min_out_57 = _return_type('min_out', ['values', 'indices'])
+_rt_sort_58 = _return_type('sort', ['values', 'indices'])
+_rt_sort_out_59 = _return_type('sort_out', ['values', 'indices'])
+_rt_topk_60 = _return_type('topk', ['values', 'indices'])
+_rt_topk_out_61 = _return_type('topk_out', ['values', 'indices'])
+_rt_kthvalue_62 = _return_type('kthvalue', ['values', 'indices'])
+_rt_kthvalue_out_63 = _return_type('kthvalue_out', ['values', 'indices'])
+_rt_cummax_64 = _return_type('cummax', ['values', 'indices'])
+_rt_cummax_out_65 = _return_type('cummax_out', ['values', 'indices'])
+_rt_cummin_66 = _return_type('cummin', ['values', 'indices'])
+_rt_cummin_out_67 = _return_type('cummin_out', ['values', 'indices'])
+_rt_median_68 = _return_type('median', ['values', 'indices'])
+_rt_median_out_69 = _return_type('median_out', ['values', 'indices'])
+_rt_nanmedian_70 = _return_type('nanmedian', ['values', 'indices'])
+_rt_nanmedian_out_71 = _return_type('nanmedian_out', ['values', 'indices'])
+_rt_mode_72 = _return_type('mode', ['values', 'indices'])
+_rt_mode_out_73 = _return_type('mode_out', ['values', 'indices'])
+_rt_unpack_dual_74 = _return_type('_unpack_dual', ['primal', 'tangent'])
 
 
 _sig_absolute = _Signatures('absolute', [
@@ -6052,12 +6067,12 @@ def linalg_ldl_factor_ex(*args, **kwargs):
 
 
 _sig_linalg_ldl_factor = _Signatures('linalg_ldl_factor', [
-    'linalg_ldl_factor(Tensor input, *, bool hermitian=False)',
+    'linalg_ldl_factor(Tensor input, *, bool hermitian=False, Tensor[2]? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def linalg_ldl_factor(*args, **kwargs):
-    """linalg_ldl_factor(Tensor input, *, bool hermitian=False)"""
+    """linalg_ldl_factor(Tensor input, *, bool hermitian=False, Tensor[2]? out=None)"""
     if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
@@ -6067,7 +6082,9 @@ def linalg_ldl_factor(*args, **kwargs):
         i, a = _sig_linalg_ldl_factor.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, linalg_ldl_factor, args, kwargs)
-    return _make_rt(_rt_linalg_ldl_factor_34, _op_linalg_ldl_factor.call(a[0], a[1]))
+    if a[2] is None:
+        return _make_rt(_rt_linalg_ldl_factor_34, _op_linalg_ldl_factor.call(a[0], a[1]))
+    return _make_rt(_rt_linalg_ldl_factor_out_35, _op_linalg_ldl_factor_out.call(a[0], a[1], *a[2]))
 
 
 _sig_linalg_ldl_solve = _Signatures('linalg_ldl_solve', [
@@ -6114,8 +6131,8 @@ def _linalg_eigh(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _linalg_eigh, args, kwargs)
     if a[3] is None:
-        return _make_rt(_rt_linalg_eigh_35, _op__linalg_eigh.call(a[0], a[1], a[2]))
-    return _make_rt(_rt_linalg_eigh_out_36, _op__linalg_eigh_eigenvalues.call(a[0], a[1], a[2], *a[3]))
+        return _make_rt(_rt_linalg_eigh_36, _op__linalg_eigh.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_linalg_eigh_out_37, _op__linalg_eigh_eigenvalues.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_linalg_eigh = _Signatures('linalg_eigh', [
@@ -6130,8 +6147,8 @@ def linalg_eigh(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, linalg_eigh, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_linalg_eigh_37, _op_linalg_eigh.call(a[0], a[1]))
-    return _make_rt(_rt_linalg_eigh_out_38, _op_linalg_eigh_eigvals.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_linalg_eigh_38, _op_linalg_eigh.call(a[0], a[1]))
+    return _make_rt(_rt_linalg_eigh_out_39, _op_linalg_eigh_eigvals.call(a[0], a[1], *a[2]))
 
 
 _sig_linalg_eigvalsh = _Signatures('linalg_eigvalsh', [
@@ -6161,14 +6178,14 @@ def linalg_eig(*args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
-            return _make_rt(_rt_linalg_eig_39, _op_linalg_eig.call(_a0._impl))
+            return _make_rt(_rt_linalg_eig_40, _op_linalg_eig.call(_a0._impl))
     try:
         i, a = _sig_linalg_eig.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, linalg_eig, args, kwargs)
     if a[1] is None:
-        return _make_rt(_rt_linalg_eig_39, _op_linalg_eig.call(a[0]))
-    return _make_rt(_rt_linalg_eig_out_40, _op_linalg_eig_out.call(a[0], *a[1]))
+        return _make_rt(_rt_linalg_eig_40, _op_linalg_eig.call(a[0]))
+    return _make_rt(_rt_linalg_eig_out_41, _op_linalg_eig_out.call(a[0], *a[1]))
 
 
 _sig__linalg_eigvals = _Signatures('_linalg_eigvals', [
@@ -6191,22 +6208,31 @@ def _linalg_eigvals(*args, **kwargs):
 
 
 _sig_linalg_eigvals = _Signatures('linalg_eigvals', [
-    'linalg_eigvals(Tensor input)',
+    'linalg_eigvals(Tensor input, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def linalg_eigvals(*args, **kwargs):
-    """linalg_eigvals(Tensor input)"""
+    """linalg_eigvals(Tensor input, *, Tensor? out=None)"""
     if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_linalg_eigvals.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_eigvals_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_linalg_eigvals.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, linalg_eigvals, args, kwargs)
-    return _wrap(_op_linalg_eigvals.call(a[0]))
+    if a[1] is None:
+        return _wrap(_op_linalg_eigvals.call(a[0]))
+    return _wrap(_op_linalg_eigvals_out.call(a[0], a[1]))
 
 
 _sig_linalg_qr = _Signatures('linalg_qr', [
@@ -6221,8 +6247,8 @@ def linalg_qr(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, linalg_qr, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_linalg_qr_41, _op_linalg_qr.call(a[0], a[1]))
-    return _make_rt(_rt_linalg_qr_out_42, _op_linalg_qr_out.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_linalg_qr_42, _op_linalg_qr.call(a[0], a[1]))
+    return _make_rt(_rt_linalg_qr_out_43, _op_linalg_qr_out.call(a[0], a[1], *a[2]))
 
 
 _sig_qr = _Signatures('qr', [
@@ -6237,14 +6263,14 @@ def qr(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is bool:
-            return _make_rt(_rt_qr_43, _op_qr.call(_a0._impl, _a1))
+            return _make_rt(_rt_qr_44, _op_qr.call(_a0._impl, _a1))
     try:
         i, a = _sig_qr.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, qr, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_qr_43, _op_qr.call(a[0], a[1]))
-    return _make_rt(_rt_qr_out_44, _op_qr_Q.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_qr_44, _op_qr.call(a[0], a[1]))
+    return _make_rt(_rt_qr_out_45, _op_qr_Q.call(a[0], a[1], *a[2]))
 
 
 _sig_geqrf = _Signatures('geqrf', [
@@ -6258,14 +6284,14 @@ def geqrf(*args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
-            return _make_rt(_rt_geqrf_45, _op_geqrf.call(_a0._impl))
+            return _make_rt(_rt_geqrf_46, _op_geqrf.call(_a0._impl))
     try:
         i, a = _sig_geqrf.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, geqrf, args, kwargs)
     if a[1] is None:
-        return _make_rt(_rt_geqrf_45, _op_geqrf.call(a[0]))
-    return _make_rt(_rt_geqrf_out_46, _op_geqrf_a.call(a[0], *a[1]))
+        return _make_rt(_rt_geqrf_46, _op_geqrf.call(a[0]))
+    return _make_rt(_rt_geqrf_out_47, _op_geqrf_a.call(a[0], *a[1]))
 
 
 _sig_linalg_householder_product = _Signatures('linalg_householder_product', [
@@ -6377,14 +6403,14 @@ def svd(*args, **kwargs):
         _t1 = type(_a1)
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is bool and _t2 is bool:
-            return _make_rt(_rt_svd_47, _op_svd.call(_a0._impl, _a1, _a2))
+            return _make_rt(_rt_svd_48, _op_svd.call(_a0._impl, _a1, _a2))
     try:
         i, a = _sig_svd.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, svd, args, kwargs)
     if a[3] is None:
-        return _make_rt(_rt_svd_47, _op_svd.call(a[0], a[1], a[2]))
-    return _make_rt(_rt_svd_out_48, _op_svd_U.call(a[0], a[1], a[2], *a[3]))
+        return _make_rt(_rt_svd_48, _op_svd.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_svd_out_49, _op_svd_U.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_linalg_lstsq = _Signatures('linalg_lstsq', [
@@ -6399,37 +6425,52 @@ def linalg_lstsq(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, linalg_lstsq, args, kwargs)
     if a[4] is None:
-        return _make_rt(_rt_linalg_lstsq_49, _op_linalg_lstsq.call(a[0], a[1], a[2], a[3]))
-    return _make_rt(_rt_linalg_lstsq_out_50, _op_linalg_lstsq_out.call(a[0], a[1], a[2], a[3], *a[4]))
+        return _make_rt(_rt_linalg_lstsq_50, _op_linalg_lstsq.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_linalg_lstsq_out_51, _op_linalg_lstsq_out.call(a[0], a[1], a[2], a[3], *a[4]))
 
 
 _sig_linalg_pinv = _Signatures('linalg_pinv', [
-    'linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)',
-    'linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False)',
-    'linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False)',
-    'linalg_pinv(Tensor input, float rcond, bool hermitian=False)',
+    'linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)',
+    'linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)',
+    'linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False, *, Tensor? out=None)',
+    'linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def linalg_pinv(*args, **kwargs):
-    """linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)"""
+    """linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)"""
     if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_linalg_pinv_atol_rtol_tensor.call(_a0._impl, None, None, False))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_pinv_atol_rtol_tensor_out.call(_a0._impl, None, None, False, _o._impl))
     try:
         i, a = _sig_linalg_pinv.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, linalg_pinv, args, kwargs)
     if i == 0:
-        return _wrap(_op_linalg_pinv_atol_rtol_tensor.call(a[0], a[1], a[2], a[3]))
+        if a[4] is None:
+            return _wrap(_op_linalg_pinv_atol_rtol_tensor.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_linalg_pinv_atol_rtol_tensor_out.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 1:
-        return _wrap(_op_linalg_pinv_atol_rtol_float.call(a[0], a[1], a[2], a[3]))
+        if a[4] is None:
+            return _wrap(_op_linalg_pinv_atol_rtol_float.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_linalg_pinv_atol_rtol_float_out.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 2:
-        return _wrap(_op_linalg_pinv_rcond_tensor.call(a[0], a[1], a[2]))
+        if a[3] is None:
+            return _wrap(_op_linalg_pinv_rcond_tensor.call(a[0], a[1], a[2]))
+        return _wrap(_op_linalg_pinv_out_rcond_tensor.call(a[0], a[1], a[2], a[3]))
     elif i == 3:
-        return _wrap(_op_linalg_pinv.call(a[0], a[1], a[2]))
+        if a[3] is None:
+            return _wrap(_op_linalg_pinv.call(a[0], a[1], a[2]))
+        return _wrap(_op_linalg_pinv_out.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_pinverse = _Signatures('pinverse', [
@@ -6453,50 +6494,69 @@ def pinverse(*args, **kwargs):
 
 
 _sig_linalg_matrix_rank = _Signatures('linalg_matrix_rank', [
-    'linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)',
-    'linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False)',
-    'linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False)',
-    'linalg_matrix_rank(Tensor input, float tol, bool hermitian=False)',
+    'linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)',
+    'linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)',
+    'linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor? out=None)',
+    'linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def linalg_matrix_rank(*args, **kwargs):
-    """linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)"""
+    """linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)"""
     if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_linalg_matrix_rank_atol_rtol_tensor.call(_a0._impl, None, None, False))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_matrix_rank_atol_rtol_tensor_out.call(_a0._impl, None, None, False, _o._impl))
     try:
         i, a = _sig_linalg_matrix_rank.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, linalg_matrix_rank, args, kwargs)
     if i == 0:
-        return _wrap(_op_linalg_matrix_rank_atol_rtol_tensor.call(a[0], a[1], a[2], a[3]))
+        if a[4] is None:
+            return _wrap(_op_linalg_matrix_rank_atol_rtol_tensor.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_linalg_matrix_rank_atol_rtol_tensor_out.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 1:
-        return _wrap(_op_linalg_matrix_rank_atol_rtol_float.call(a[0], a[1], a[2], a[3]))
+        if a[4] is None:
+            return _wrap(_op_linalg_matrix_rank_atol_rtol_float.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_linalg_matrix_rank_atol_rtol_float_out.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 2:
-        return _wrap(_op_linalg_matrix_rank_tol_tensor.call(a[0], a[1], a[2]))
+        if a[3] is None:
+            return _wrap(_op_linalg_matrix_rank_tol_tensor.call(a[0], a[1], a[2]))
+        return _wrap(_op_linalg_matrix_rank_out_tol_tensor.call(a[0], a[1], a[2], a[3]))
     elif i == 3:
-        return _wrap(_op_linalg_matrix_rank.call(a[0], a[1], a[2]))
+        if a[3] is None:
+            return _wrap(_op_linalg_matrix_rank.call(a[0], a[1], a[2]))
+        return _wrap(_op_linalg_matrix_rank_out.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_linalg_cond = _Signatures('linalg_cond', [
-    'linalg_cond(Tensor input, Scalar? p=None)',
-    'linalg_cond(Tensor input, str p)',
+    'linalg_cond(Tensor input, Scalar? p=None, *, Tensor? out=None)',
+    'linalg_cond(Tensor input, str p, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def linalg_cond(*args, **kwargs):
-    """linalg_cond(Tensor input, Scalar? p=None)"""
+    """linalg_cond(Tensor input, Scalar? p=None, *, Tensor? out=None)"""
     try:
         i, a = _sig_linalg_cond.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, linalg_cond, args, kwargs)
     if i == 0:
-        return _wrap(_op_linalg_cond.call(a[0], a[1]))
+        if a[2] is None:
+            return _wrap(_op_linalg_cond.call(a[0], a[1]))
+        return _wrap(_op_linalg_cond_out.call(a[0], a[1], a[2]))
     elif i == 1:
-        return _wrap(_op_linalg_cond_p_str.call(a[0], a[1]))
+        if a[2] is None:
+            return _wrap(_op_linalg_cond_p_str.call(a[0], a[1]))
+        return _wrap(_op_linalg_cond_p_str_out.call(a[0], a[1], a[2]))
 
 
 _sig_linalg_matrix_exp = _Signatures('linalg_matrix_exp', [
@@ -6758,37 +6818,49 @@ def linalg_diagonal(*args, **kwargs):
 
 
 _sig_linalg_tensorinv = _Signatures('linalg_tensorinv', [
-    'linalg_tensorinv(Tensor input, int ind=2)',
+    'linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def linalg_tensorinv(*args, **kwargs):
-    """linalg_tensorinv(Tensor input, int ind=2)"""
+    """linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None)"""
     if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
             return _wrap(_op_linalg_tensorinv.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_tensorinv_out.call(_a0._impl, _a1, _o._impl))
     try:
         i, a = _sig_linalg_tensorinv.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, linalg_tensorinv, args, kwargs)
-    return _wrap(_op_linalg_tensorinv.call(a[0], a[1]))
+    if a[2] is None:
+        return _wrap(_op_linalg_tensorinv.call(a[0], a[1]))
+    return _wrap(_op_linalg_tensorinv_out.call(a[0], a[1], a[2]))
 
 
 _sig_linalg_tensorsolve = _Signatures('linalg_tensorsolve', [
-    'linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None)',
+    'linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def linalg_tensorsolve(*args, **kwargs):
-    """linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None)"""
+    """linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None)"""
     try:
         i, a = _sig_linalg_tensorsolve.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, linalg_tensorsolve, args, kwargs)
-    return _wrap(_op_linalg_tensorsolve.call(a[0], a[1], a[2]))
+    if a[3] is None:
+        return _wrap(_op_linalg_tensorsolve.call(a[0], a[1], a[2]))
+    return _wrap(_op_linalg_tensorsolve_out.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_softmax = _Signatures('softmax', [
@@ -8235,7 +8307,7 @@ def nll_loss_forward(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, nll_loss_forward, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_nll_loss_forward_51, _op_nll_loss_forward.call(a[0], a[1], a[2], a[3], a[4]))
+        return _make_rt(_rt_nll_loss_forward_52, _op_nll_loss_forward.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap_tuple(_op_nll_loss_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
@@ -8267,7 +8339,7 @@ def nll_loss2d_forward(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, nll_loss2d_forward, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_nll_loss2d_forward_52, _op_nll_loss2d_forward.call(a[0], a[1], a[2], a[3], a[4]))
+        return _make_rt(_rt_nll_loss2d_forward_53, _op_nll_loss2d_forward.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap_tuple(_op_nll_loss2d_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
@@ -13111,8 +13183,8 @@ def max(*args, **kwargs):
         return _wrap(_op_max_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_max_53, _op_max_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_max_out_54, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_max_54, _op_max_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_max_out_55, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_min = _Signatures('min', [
@@ -13150,8 +13222,8 @@ def min(*args, **kwargs):
         return _wrap(_op_min_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_min_55, _op_min_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_min_out_56, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_min_56, _op_min_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_min_out_57, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_amax = _Signatures('amax', [
@@ -14283,19 +14355,19 @@ def sort(*args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
-            return _make_rt(_rt_sort_57, _op_sort_stable.call(_a0._impl, None, -1, False))
+            return _make_rt(_rt_sort_58, _op_sort_stable.call(_a0._impl, None, -1, False))
     try:
         i, a = _sig_sort.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, sort, args, kwargs)
     if i == 0:
         if a[4] is None:
-            return _make_rt(_rt_sort_57, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
-        return _make_rt(_rt_sort_out_58, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
+            return _make_rt(_rt_sort_58, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
+        return _make_rt(_rt_sort_out_59, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_sort_57, _op_sort.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_sort_out_58, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_sort_58, _op_sort.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_out_59, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_argsort = _Signatures('argsort', [
@@ -14368,14 +14440,14 @@ def topk(*args, **kwargs):
         _t3 = type(_a3)
         _t4 = type(_a4)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool and _t4 is bool:
-            return _make_rt(_rt_topk_59, _op_topk.call(_a0._impl, _a1, _a2, _a3, _a4))
+            return _make_rt(_rt_topk_60, _op_topk.call(_a0._impl, _a1, _a2, _a3, _a4))
     try:
         i, a = _sig_topk.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, topk, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_topk_59, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
-    return _make_rt(_rt_topk_out_60, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+        return _make_rt(_rt_topk_60, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
+    return _make_rt(_rt_topk_out_61, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
 _sig_kthvalue = _Signatures('kthvalue', [
@@ -14392,14 +14464,14 @@ def kthvalue(*args, **kwargs):
         _t2 = type(_a2)
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool:
-            return _make_rt(_rt_kthvalue_61, _op_kthvalue.call(_a0._impl, _a1, _a2, _a3))
+            return _make_rt(_rt_kthvalue_62, _op_kthvalue.call(_a0._impl, _a1, _a2, _a3))
     try:
         i, a = _sig_kthvalue.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, kthvalue, args, kwargs)
     if a[4] is None:
-        return _make_rt(_rt_kthvalue_61, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
-    return _make_rt(_rt_kthvalue_out_62, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
+        return _make_rt(_rt_kthvalue_62, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_kthvalue_out_63, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
 
 
 _sig_cummax = _Signatures('cummax', [
@@ -14414,14 +14486,14 @@ def cummax(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_cummax_63, _op_cummax.call(_a0._impl, _a1))
+            return _make_rt(_rt_cummax_64, _op_cummax.call(_a0._impl, _a1))
     try:
         i, a = _sig_cummax.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummax, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_cummax_63, _op_cummax.call(a[0], a[1]))
-    return _make_rt(_rt_cummax_out_64, _op_cummax_out.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_cummax_64, _op_cummax.call(a[0], a[1]))
+    return _make_rt(_rt_cummax_out_65, _op_cummax_out.call(a[0], a[1], *a[2]))
 
 
 _sig_cummin = _Signatures('cummin', [
@@ -14436,14 +14508,14 @@ def cummin(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_cummin_65, _op_cummin.call(_a0._impl, _a1))
+            return _make_rt(_rt_cummin_66, _op_cummin.call(_a0._impl, _a1))
     try:
         i, a = _sig_cummin.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummin, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_cummin_65, _op_cummin.call(a[0], a[1]))
-    return _make_rt(_rt_cummin_out_66, _op_cummin_out.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_cummin_66, _op_cummin.call(a[0], a[1]))
+    return _make_rt(_rt_cummin_out_67, _op_cummin_out.call(a[0], a[1], *a[2]))
 
 
 _sig_median = _Signatures('median', [
@@ -14467,8 +14539,8 @@ def median(*args, **kwargs):
         return _wrap(_op_median.call(a[0]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_median_67, _op_median_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_median_out_68, _op_median_dim_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_median_68, _op_median_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_median_out_69, _op_median_dim_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_nanmedian = _Signatures('nanmedian', [
@@ -14492,8 +14564,8 @@ def nanmedian(*args, **kwargs):
         return _wrap(_op_nanmedian.call(a[0]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_nanmedian_69, _op_nanmedian_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_nanmedian_out_70, _op_nanmedian_dim_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_nanmedian_70, _op_nanmedian_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_nanmedian_out_71, _op_nanmedian_dim_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_mode = _Signatures('mode', [
@@ -14509,14 +14581,14 @@ def mode(*args, **kwargs):
         _t1 = type(_a1)
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
-            return _make_rt(_rt_mode_71, _op_mode.call(_a0._impl, _a1, _a2))
+            return _make_rt(_rt_mode_72, _op_mode.call(_a0._impl, _a1, _a2))
     try:
         i, a = _sig_mode.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, mode, args, kwargs)
     if a[3] is None:
-        return _make_rt(_rt_mode_71, _op_mode.call(a[0], a[1], a[2]))
-    return _make_rt(_rt_mode_out_72, _op_mode_values.call(a[0], a[1], a[2], *a[3]))
+        return _make_rt(_rt_mode_72, _op_mode.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_mode_out_73, _op_mode_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig__unique = _Signatures('_unique', [
@@ -18770,12 +18842,12 @@ def _unpack_dual(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_unpack_dual_73, _op__unpack_dual.call(_a0._impl, _a1))
+            return _make_rt(_rt_unpack_dual_74, _op__unpack_dual.call(_a0._impl, _a1))
     try:
         i, a = _sig__unpack_dual.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, _unpack_dual, args, kwargs)
-    return _make_rt(_rt_unpack_dual_73, _op__unpack_dual.call(a[0], a[1]))
+    return _make_rt(_rt_unpack_dual_74, _op__unpack_dual.call(a[0], a[1]))
 
 
 _sig_as_strided_ = _Signatures('as_strided_', [

@@ -24,6 +24,7 @@ __all__ = ["svd_backward", "inv_backward", "linalg_solve_backward", "linalg_lu_b
            "lu_unpack_backward", "linalg_lu_solve_LU", "linalg_lu_solve_B", "linalg_det_backward", "slogdet_backward",
            "cholesky_backward", "cholesky_inverse_backward", "cholesky_solve_backward",
            "linalg_solve_triangular_backward", "triangular_solve_backward", "linalg_eig_backward",
+           "householder_product_backward", "ormqr_backward",
            "linalg_qr_backward", "linalg_matrix_exp_differential", "linalg_cross_backward", "pinv_backward",
            "linalg_lstsq_backward"]
 
@@ -46,9 +47,9 @@ def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices, compute_uv=True):
     use_u, use_v = _present(gU), _present(gVh)
     m, n = U.shape[-2], Vh.shape[-1]
     if gS is None:
-        if not use_u and not use_v:
+        if gU is None and gVh is None:
             return None  # no output got a gradient: the input's is undefined too
-        gS = S.new_zeros(S.shape)
+        gS = S.new_zeros(S.shape)  # an empty gU or gVh still makes the input's gradient defined (zeros)
     if not use_u and not use_v:
         return U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh
     S_row, S_col = S.unsqueeze(-2), S.unsqueeze(-1)
@@ -256,18 +257,17 @@ def slogdet_backward(g_sign, g_logabsdet, A, sign, LU, pivots):
 
 
 def cholesky_backward(gL, upper, L):
-    """``linalg_cholesky_ex``/``cholesky``: gA = L⁻ᴴ Φ(Lᴴ gL) L⁻¹ made Hermitian, Φ the lower triangle with half
-    its diagonal."""
+    """``linalg_cholesky_ex``/``cholesky``: gA = L⁻ᴴ Π(tril(Lᴴ gL)) L⁻¹ with Π(X) = ½ (X + tril(X, -1)ᴴ): PyTorch's
+    formula, which keeps the diagonal's imaginary part (the result is not made Hermitian)."""
     if gL is None:
         return None
     T = _lib()
     if upper:
         L, gL = L.mH, gL.mH
     phi = (L.mH @ gL).tril()
-    phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
+    phi = 0.5 * (phi + phi.tril(-1).mH)
     gA = T.linalg.solve_triangular(L.mH, phi, upper=True, left=True)
-    gA = T.linalg.solve_triangular(L, gA, upper=False, left=False)
-    return 0.5 * (gA + gA.mH)
+    return T.linalg.solve_triangular(L, gA, upper=False, left=False)
 
 
 def cholesky_inverse_backward(grad, L, upper, inverse):
@@ -315,10 +315,18 @@ def triangular_solve_backward(g_x, g_m, B, A, X, upper, transpose, unitriangular
     return gB, gA
 
 
+_EIG_PHASE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by e^{i "
+              "phi}. The specified loss function depends on this quantity, so it is ill-defined.")
+
+
 def linalg_eig_backward(gL, gV, L, V, is_hermitian):
-    """``_linalg_eigh`` (``is_hermitian``): gA = V (skew(Vᴴ gV) / E + diag(gL)) Vᴴ, E[i, j] = L[j] - L[i]."""
+    """``_linalg_eigh`` (``is_hermitian``): gA = V (skew(Vᴴ gV) / E + diag(gL)) Vᴴ, E[i, j] = L[j] - L[i].
+    ``linalg_eig``: gA = V⁻ᴴ ((Vᴴ gV − Vᴴ V Re diag(Vᴴ gV)) / Ē + diag(gL)) Vᴴ (E conjugated; a real input keeps
+    the real part, which the engine takes); a loss that depends on the eigenvectors' phases is refused."""
     if gL is None and gV is None:
         return None
+    if not is_hermitian:
+        return _eig_backward_general(gL, gV, L, V)
     if gV is None:
         return V @ (gL.unsqueeze(-1).to(V.dtype) * V.mH)
     VhgV = V.mH @ gV
@@ -332,6 +340,76 @@ def linalg_eig_backward(gL, gV, L, V, is_hermitian):
     if gL is not None:
         inner = inner + gL.to(inner.dtype).diag_embed()
     return V @ (inner @ V.mH)
+
+
+def _eig_backward_general(gL, gV, L, V):
+    T = _lib()
+    Vh = V.mH
+    if gV is None:
+        return T.linalg.solve(Vh, gL.unsqueeze(-1) * Vh)
+    VhgV = Vh @ gV
+    diag = VhgV.diagonal(0, -2, -1)
+    im = diag.imag
+    if not T.allclose(im, T.zeros_like(im), rtol=1e-2, atol=1e-2):
+        raise RuntimeError(_EIG_PHASE)
+    VhgV = VhgV - Vh @ (V * diag.real.unsqueeze(-2))
+    Lc = L.conj()
+    E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1)
+    E = E + (E * 0).diagonal(0, -2, -1).add(1).diag_embed()
+    inner = VhgV / E
+    if gL is not None:
+        inner = inner + gL.diag_embed()
+    return T.linalg.solve(Vh, inner @ Vh)
+
+
+def _householder_grads(gQ, input, tau, ncols):
+    """The gradients of (input, tau) for gQ, the gradient of the first ``ncols`` columns of Q = H₀ ⋯ H_{k-1},
+    H_i = I - τ_i v_i v_iᴴ (v_i: column i of input below the diagonal, 1 on it).  With P_i = H₀ ⋯ H_{i-1} and
+    S_i = H_{i+1} ⋯ H_{k-1} E, H_i's gradient is G_i = P_iᴴ gQ S_iᴴ, so gτ_i = -v_iᴴ G_i v_i and
+    gv_i = -(τ̄_i G_i + τ_i G_iᴴ) v_i (below the diagonal).  Built from differentiable operators (double backward)."""
+    T = _lib()
+    m, n = input.shape[-2:]
+    k = tau.shape[-1]
+    eye = T.eye(m, dtype=input.dtype, device=input.device)
+    V = input.tril(-1) + eye[:, :n]
+    vs = [V[..., :, i:i + 1] for i in range(k)]
+    taus = [tau[..., i:i + 1].unsqueeze(-1) for i in range(k)]
+    Hs = [eye - t * (v @ v.mH) for v, t in zip(vs, taus, strict=True)]
+    suffix, cur = [None] * k, eye[:, :ncols]
+    for i in reversed(range(k)):
+        suffix[i] = cur
+        cur = Hs[i] @ cur
+    g_tau, g_cols, P = [], [], None
+    for i in range(k):
+        G = (gQ if P is None else P.mH @ gQ) @ suffix[i].mH
+        v, t = vs[i], taus[i]
+        g_tau.append(-(v.mH @ G @ v).squeeze(-1))
+        g_cols.append(-(_conj(t) * (G @ v) + t * (G.mH @ v)))
+        P = Hs[i] if P is None else P @ Hs[i]
+    g_input = T.cat(g_cols + [T.zeros_like(input[..., :, k:])], -1).tril(-1)
+    return g_input, T.cat(g_tau, -1)
+
+
+def householder_product_backward(grad, input, tau):
+    """``linalg_householder_product``: Q is the first n columns of the product of the reflectors."""
+    if grad is None:
+        return None, None
+    return _householder_grads(grad, input, tau, input.shape[-1])
+
+
+def ormqr_backward(grad, input, tau, other, left, transpose):
+    """``ormqr``: R = op(Q) C (or C op(Q)), Q the full product of the reflectors, op the conjugate transpose when
+    ``transpose``; gC applies op(Q)ᴴ (the flipped ``transpose``) and Q's gradient goes to the reflectors."""
+    if grad is None:
+        return None, None, None
+    T = _lib()
+    g_other = T.ormqr(input, tau, grad, left, not transpose)
+    if left:
+        gQ = other @ grad.mH if transpose else grad @ other.mH
+    else:
+        gQ = grad.mH @ other if transpose else other.mH @ grad
+    g_input, g_tau = _householder_grads(gQ, input, tau, input.shape[-2])
+    return g_input, g_tau, g_other
 
 
 def linalg_qr_backward(gQ, gR, Q, R, mode):

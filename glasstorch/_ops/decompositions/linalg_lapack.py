@@ -30,13 +30,17 @@ __all__ = [
     "linalg_solve_ex", "linalg_solve_ex_out", "linalg_solve", "linalg_solve_out", "linalg_inv", "linalg_inv_out",
     "inverse", "inverse_out", "linalg_det", "linalg_det_out", "det", "linalg_slogdet", "linalg_slogdet_out", "slogdet",
     "slogdet_out", "logdet", "linalg_cholesky", "linalg_cholesky_out", "linalg_ldl_factor", "linalg_eigh",
-    "linalg_eigh_eigvals", "linalg_eigvalsh", "linalg_eigvalsh_out", "linalg_eigvals", "qr", "qr_Q", "orgqr",
-    "orgqr_out", "svd", "svd_U", "linalg_pinv_atol_rtol_float", "linalg_pinv",
+    "linalg_eigh_eigvals", "linalg_eigvalsh", "linalg_eigvalsh_out", "linalg_eigvals", "linalg_eigvals_out", "qr",
+    "qr_Q", "orgqr", "orgqr_out", "svd", "svd_U", "linalg_pinv_atol_rtol_float", "linalg_pinv",
     "linalg_pinv_rcond_tensor", "pinverse", "linalg_matrix_rank_atol_rtol_tensor", "linalg_matrix_rank_atol_rtol_float",
     "linalg_matrix_rank", "linalg_matrix_rank_tol_tensor", "linalg_cond", "linalg_cond_p_str", "matrix_exp",
     "linalg_matrix_power", "linalg_matrix_power_out", "matrix_power", "matrix_power_out", "linalg_multi_dot",
     "linalg_multi_dot_out", "linalg_matmul", "linalg_matmul_out", "linalg_vecdot", "linalg_vecdot_out", "cross",
     "cross_out", "linalg_vander", "linalg_diagonal", "linalg_tensorinv", "linalg_tensorsolve",
+    "linalg_ldl_factor_out", "linalg_pinv_atol_rtol_tensor_out", "linalg_pinv_atol_rtol_float_out", "linalg_pinv_out",
+    "linalg_pinv_out_rcond_tensor", "linalg_matrix_rank_atol_rtol_tensor_out", "linalg_matrix_rank_atol_rtol_float_out",
+    "linalg_matrix_rank_out", "linalg_matrix_rank_out_tol_tensor", "linalg_cond_out", "linalg_cond_p_str_out",
+    "linalg_tensorinv_out", "linalg_tensorsolve_out",
 ]
 
 
@@ -65,7 +69,8 @@ def _info_like(A: TensorImpl) -> TensorImpl:
 
 
 def _mH(t: TensorImpl) -> TensorImpl:
-    return aten.transpose_int(t, -2, -1)
+    """The conjugate transpose (a lazy conj view for complex input)."""
+    return aten.conj(aten.transpose_int(t, -2, -1))
 
 
 def _requires_grad(t: TensorImpl) -> bool:
@@ -241,6 +246,10 @@ def linalg_eigvals(self):
     if _requires_grad(self):
         return aten.linalg_eig(self)[0]
     return aten._linalg_eigvals(self)
+
+
+def linalg_eigvals_out(self, out=None):
+    return _into(out, linalg_eigvals(self))
 
 
 # -- QR, Householder, SVD (legacy names) ---------------------------------------------------------------------------
@@ -501,15 +510,17 @@ def linalg_multi_dot(tensors):
         if mats[i].sizes[1] != mats[i + 1].sizes[0]:
             raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i].sizes)} and "
                                f"{list(tensors[i + 1].sizes)} cannot be multiplied")
-    dims = [mats[0].sizes[0]] + [m.sizes[1] for m in mats]
-    result = _multiply(mats, _chain_order(dims), 0, n - 1)
-    if first.ndim == 1 and last.ndim == 1:
-        return aten.view(result, [])
-    if first.ndim == 1:
-        return aten.squeeze_dim(result, 0)
-    if last.ndim == 1:
-        return aten.squeeze_dim(result, -1)
-    return result
+    out_shape = ([first.sizes[0]] if first.ndim == 2 else []) + ([last.sizes[1]] if last.ndim == 2 else [])
+    if n == 3:  # PyTorch's direct rule for three: (AB)C unless A(BC) is strictly cheaper
+        a, b, c, d = mats[0].sizes[0], mats[1].sizes[0], mats[2].sizes[0], mats[2].sizes[1]
+        if a * c * (b + d) > b * d * (a + c):
+            result = aten.mm(mats[0], aten.mm(mats[1], mats[2]))
+        else:
+            result = aten.mm(aten.mm(mats[0], mats[1]), mats[2])
+    else:
+        dims = [mats[0].sizes[0]] + [m.sizes[1] for m in mats]
+        result = _multiply(mats, _chain_order(dims), 0, n - 1)
+    return aten.view(result, out_shape)  # always a view of the product, as PyTorch returns it
 
 
 def linalg_multi_dot_out(tensors, out=None):
@@ -529,6 +540,8 @@ def linalg_vecdot(x, y, dim=-1):
     if x.dtype is not y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{x.dtype._short} and y of type {y.dtype._short} instead")
+    if x.dtype.is_complex:
+        x = aten.conj(x)
     return aten.sum_dim_IntList(aten.mul_Tensor(x, y), [dim], False, None)
 
 
@@ -564,7 +577,9 @@ def cross_out(self, other, dim=None, out=None):
 
 def linalg_vander(x, N=None):
     """Powers x⁰ … x^(N-1) along a new last dim (a cumulative product, as PyTorch builds it)."""
-    n = (x.sizes[-1] if x.ndim else 0) if N is None else N
+    if x.ndim == 0:  # a scalar is the vector [x]
+        x = aten.unsqueeze(x, 0)
+    n = x.sizes[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     if x.dtype is _dt.bool:
@@ -607,3 +622,59 @@ def linalg_tensorsolve(self, other, dims=None):
     a = aten.reshape(a, [result_product, result_product])
     result = aten.linalg_solve(a, aten.flatten_using_ints(other, 0, -1), True)
     return aten.reshape(result, result_shape)
+
+
+# -- out= overloads of the composites: the functional result resized into ``out`` ----------------------------------
+def linalg_ldl_factor_out(self, hermitian=False, LD=None, pivots=None):
+    info = _info_like(self)
+    aten.linalg_ldl_factor_ex_out(self, hermitian, False, LD, pivots, info)
+    _check(info, "torch.linalg.ldl_factor", self.ndim == 2)
+    return LD, pivots
+
+
+def linalg_pinv_atol_rtol_tensor_out(self, atol=None, rtol=None, hermitian=False, out=None):
+    return _into(out, aten.linalg_pinv_atol_rtol_tensor(self, atol, rtol, hermitian))
+
+
+def linalg_pinv_atol_rtol_float_out(self, atol=None, rtol=None, hermitian=False, out=None):
+    return _into(out, linalg_pinv_atol_rtol_float(self, atol, rtol, hermitian))
+
+
+def linalg_pinv_out(self, rcond, hermitian=False, out=None):
+    return _into(out, linalg_pinv(self, rcond, hermitian))
+
+
+def linalg_pinv_out_rcond_tensor(self, rcond, hermitian=False, out=None):
+    return _into(out, linalg_pinv_rcond_tensor(self, rcond, hermitian))
+
+
+def linalg_matrix_rank_atol_rtol_tensor_out(input, atol=None, rtol=None, hermitian=False, out=None):
+    return _into(out, linalg_matrix_rank_atol_rtol_tensor(input, atol, rtol, hermitian))
+
+
+def linalg_matrix_rank_atol_rtol_float_out(self, atol=None, rtol=None, hermitian=False, out=None):
+    return _into(out, linalg_matrix_rank_atol_rtol_float(self, atol, rtol, hermitian))
+
+
+def linalg_matrix_rank_out(self, tol, hermitian=False, out=None):
+    return _into(out, linalg_matrix_rank(self, tol, hermitian))
+
+
+def linalg_matrix_rank_out_tol_tensor(input, tol, hermitian=False, out=None):
+    return _into(out, linalg_matrix_rank_tol_tensor(input, tol, hermitian))
+
+
+def linalg_cond_out(self, p=None, out=None):
+    return _into(out, linalg_cond(self, p))
+
+
+def linalg_cond_p_str_out(self, p, out=None):
+    return _into(out, linalg_cond_p_str(self, p))
+
+
+def linalg_tensorinv_out(self, ind=2, out=None):
+    return _into(out, linalg_tensorinv(self, ind))
+
+
+def linalg_tensorsolve_out(self, other, dims=None, out=None):
+    return _into(out, linalg_tensorsolve(self, other, dims))

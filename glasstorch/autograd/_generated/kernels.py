@@ -3970,6 +3970,118 @@ def _autograd__linalg_eigh_eigenvalues(ks, A, UPLO, compute_v, eigenvalues, eige
 register_autograd('aten::_linalg_eigh.eigenvalues', _autograd__linalg_eigh_eigenvalues)
 
 
+_op_linalg_eig = _get_op('aten::linalg_eig')
+_fw_linalg_eig = FwSpec(_op_linalg_eig, (0,), (False,), 'functional', None)
+
+
+def _autograd_linalg_eig(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_eig, _autograd_linalg_eig, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.LinalgEigBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_linalg_eig.redispatch(ks, self)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        record.history(result, node, None)
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op_linalg_eig.redispatch(ks, self)
+
+
+register_autograd('aten::linalg_eig', _autograd_linalg_eig)
+
+
+_op_linalg_eig_out = _get_op('aten::linalg_eig.out')
+
+
+def _autograd_linalg_eig_out(ks, self, eigenvalues, eigenvectors):
+    if (type(self) is _TI and self.autograd is not None) or (type(eigenvalues) is _TI and eigenvalues.autograd is not None) or (type(eigenvectors) is _TI and eigenvectors.autograd is not None):
+        out_not_differentiable('linalg_eig', self, eigenvalues, eigenvectors)
+    result = _op_linalg_eig_out.redispatch(ks, self, eigenvalues, eigenvectors)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_eig', self, eigenvalues, eigenvectors)
+    return result
+
+
+register_autograd('aten::linalg_eig.out', _autograd_linalg_eig_out)
+
+
+_op_linalg_householder_product = _get_op('aten::linalg_householder_product')
+_fw_linalg_householder_product = FwSpec(_op_linalg_householder_product, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_linalg_householder_product(ks, input, tau):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_householder_product, _autograd_linalg_householder_product, ks, input, tau)
+    if ((type(input) is _TI and input.autograd is not None) or (type(tau) is _TI and tau.autograd is not None)) and _gs.enabled and requires_grad_any(input, tau):
+        node = _n.LinalgHouseholderProductBackward0()
+        node.next_edges = record.edges(input, tau)
+        node.input_ = record.save(input)
+        node.tau_ = record.save(tau)
+        result = _op_linalg_householder_product.redispatch(ks, input, tau)
+        record.output(result, node)
+        return result
+    return _op_linalg_householder_product.redispatch(ks, input, tau)
+
+
+register_autograd('aten::linalg_householder_product', _autograd_linalg_householder_product)
+
+
+_op_linalg_householder_product_out = _get_op('aten::linalg_householder_product.out')
+
+
+def _autograd_linalg_householder_product_out(ks, input, tau, out):
+    if (type(input) is _TI and input.autograd is not None) or (type(tau) is _TI and tau.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('linalg_householder_product', input, tau, out)
+    result = _op_linalg_householder_product_out.redispatch(ks, input, tau, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_householder_product', input, tau, out)
+    return result
+
+
+register_autograd('aten::linalg_householder_product.out', _autograd_linalg_householder_product_out)
+
+
+_op_ormqr = _get_op('aten::ormqr')
+_fw_ormqr = FwSpec(_op_ormqr, (0, 1, 2), (False, False, False), 'functional', None)
+
+
+def _autograd_ormqr(ks, self, input2, input3, left, transpose):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ormqr, _autograd_ormqr, ks, self, input2, input3, left, transpose)
+    if ((type(self) is _TI and self.autograd is not None) or (type(input2) is _TI and input2.autograd is not None) or (type(input3) is _TI and input3.autograd is not None)) and _gs.enabled and requires_grad_any(self, input2, input3):
+        node = _n.OrmqrBackward0()
+        node.next_edges = record.edges(self, input2, input3)
+        node.self_ = record.save(self)
+        node.input2_ = record.save(input2)
+        node.input3_ = record.save(input3)
+        node.left_ = left
+        node.transpose_ = transpose
+        result = _op_ormqr.redispatch(ks, self, input2, input3, left, transpose)
+        record.output(result, node)
+        return result
+    return _op_ormqr.redispatch(ks, self, input2, input3, left, transpose)
+
+
+register_autograd('aten::ormqr', _autograd_ormqr)
+
+
+_op_ormqr_out = _get_op('aten::ormqr.out')
+
+
+def _autograd_ormqr_out(ks, self, input2, input3, left, transpose, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(input2) is _TI and input2.autograd is not None) or (type(input3) is _TI and input3.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('ormqr', self, input2, input3, out)
+    result = _op_ormqr_out.redispatch(ks, self, input2, input3, left, transpose, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('ormqr', self, input2, input3, out)
+    return result
+
+
+register_autograd('aten::ormqr.out', _autograd_ormqr_out)
+
+
 _op_linalg_qr = _get_op('aten::linalg_qr')
 _fw_linalg_qr = FwSpec(_op_linalg_qr, (0,), (False,), 'functional', None)
 
@@ -4163,6 +4275,36 @@ def _autograd_linalg_pinv_atol_rtol_tensor(ks, self, atol, rtol, hermitian):
 
 
 register_autograd('aten::linalg_pinv.atol_rtol_tensor', _autograd_linalg_pinv_atol_rtol_tensor)
+
+
+_op_linalg_pinv_atol_rtol_tensor_out = _get_op('aten::linalg_pinv.atol_rtol_tensor_out')
+
+
+def _autograd_linalg_pinv_atol_rtol_tensor_out(ks, self, atol, rtol, hermitian, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(atol) is _TI and atol.autograd is not None) or (type(rtol) is _TI and rtol.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('linalg_pinv', self, atol, rtol, out)
+    result = _op_linalg_pinv_atol_rtol_tensor_out.redispatch(ks, self, atol, rtol, hermitian, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_pinv', self, atol, rtol, out)
+    return result
+
+
+register_autograd('aten::linalg_pinv.atol_rtol_tensor_out', _autograd_linalg_pinv_atol_rtol_tensor_out)
+
+
+_op_linalg_pinv_out = _get_op('aten::linalg_pinv.out')
+
+
+def _autograd_linalg_pinv_out(ks, self, rcond, hermitian, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('linalg_pinv', self, out)
+    result = _op_linalg_pinv_out.redispatch(ks, self, rcond, hermitian, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_pinv', self, out)
+    return result
+
+
+register_autograd('aten::linalg_pinv.out', _autograd_linalg_pinv_out)
 
 
 _op_nll_loss_forward = _get_op('aten::nll_loss_forward')

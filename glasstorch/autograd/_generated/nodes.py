@@ -3672,15 +3672,15 @@ def _BaddbmmBackward0_jvp(self_p, self_t, batch1_p, batch1_t, batch2_p, batch2_t
 
 
 def _AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
-    return maybe_multiply(grad, beta)
+    return maybe_multiply(grad, conj_scalar(beta))
 
 
 def _AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
-    return maybe_multiply(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2]).bmm(batch2.transpose(1, 2)), alpha)
+    return maybe_multiply(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2]).bmm(batch2.transpose(1, 2).conj()), conj_scalar(alpha))
 
 
 def _AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
-    return maybe_multiply(batch1.transpose(1, 2).bmm(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2])), alpha)
+    return maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2])), conj_scalar(alpha))
 
 
 class AddbmmBackward0(NodeBase):
@@ -4724,12 +4724,149 @@ class LinalgEighBackward0(NodeBase):
         return self.result_[1]
 
 
+def _LinalgEigBackward0_0(grad, grads, result):
+    return linalg_eig_backward(grads[0], grads[1], result[0], result[1], False)
+
+
+class LinalgEigBackward0(NodeBase):
+    """Backward of ``linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:60)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgEigBackward0', node)
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgEigBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_eigenvalues(self):
+        return wrap_saved(self.result_[0], 'LinalgEigBackward0', self)
+
+    @property
+    def _raw_saved_eigenvalues(self):
+        return self.result_[0]
+
+    @property
+    def _saved_eigenvectors(self):
+        return wrap_saved(self.result_[1], 'LinalgEigBackward0', self)
+
+    @property
+    def _raw_saved_eigenvectors(self):
+        return self.result_[1]
+
+
+def _LinalgHouseholderProductBackward0_0(grad, grads, input, tau):
+    return householder_product_backward(grad, input, tau)
+
+
+class LinalgHouseholderProductBackward0(NodeBase):
+    """Backward of ``linalg_householder_product(Tensor input, Tensor tau) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:63)."""
+
+    __slots__ = ('input_', 'tau_')
+    _tensor_slots = ('input_', 'tau_')
+    _inputs = ('input', 'tau')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input = _unpack(node, node.input_, 'LinalgHouseholderProductBackward0')
+        tau = _unpack(node, node.tau_, 'LinalgHouseholderProductBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _LinalgHouseholderProductBackward0_0(grad, grads, input, tau)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_input(self):
+        return _unpack(self, self.input_, 'LinalgHouseholderProductBackward0')
+
+    @property
+    def _raw_saved_input(self):
+        return self.input_
+
+    @property
+    def _saved_tau(self):
+        return _unpack(self, self.tau_, 'LinalgHouseholderProductBackward0')
+
+    @property
+    def _raw_saved_tau(self):
+        return self.tau_
+
+
+def _OrmqrBackward0_0(grad, grads, self, input2, input3, left, transpose):
+    return ormqr_backward(grad, self, input2, input3, left, transpose)
+
+
+class OrmqrBackward0(NodeBase):
+    """Backward of ``ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:66)."""
+
+    __slots__ = ('self_', 'input2_', 'input3_', 'left_', 'transpose_')
+    _tensor_slots = ('self_', 'input2_', 'input3_')
+    _inputs = ('self', 'input2', 'input3')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input2 = _unpack(node, node.input2_, 'OrmqrBackward0')
+        input3 = _unpack(node, node.input3_, 'OrmqrBackward0')
+        self = _unpack(node, node.self_, 'OrmqrBackward0')
+        left = node.left_
+        transpose = node.transpose_
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _OrmqrBackward0_0(grad, grads, self, input2, input3, left, transpose)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'OrmqrBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_input2(self):
+        return _unpack(self, self.input2_, 'OrmqrBackward0')
+
+    @property
+    def _raw_saved_input2(self):
+        return self.input2_
+
+    @property
+    def _saved_input3(self):
+        return _unpack(self, self.input3_, 'OrmqrBackward0')
+
+    @property
+    def _raw_saved_input3(self):
+        return self.input3_
+
+    @property
+    def _saved_left(self):
+        return self.left_
+
+    @property
+    def _saved_transpose(self):
+        return self.transpose_
+
+
 def _LinalgQrBackward0_0(grad, grads, mode, result):
     return linalg_qr_backward(grads[0], grads[1], result[0], result[1], mode)
 
 
 class LinalgQrBackward0(NodeBase):
-    """Backward of ``linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:60)."""
+    """Backward of ``linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:69)."""
 
     __slots__ = ('mode_', 'result_')
     _tensor_slots = ('result_',)
@@ -4771,7 +4908,7 @@ def _GeqrfBackward0_0(grad, grads):
 
 
 class GeqrfBackward0(NodeBase):
-    """Backward of ``geqrf(Tensor self) -> (Tensor a, Tensor tau)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:63)."""
+    """Backward of ``geqrf(Tensor self) -> (Tensor a, Tensor tau)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:72)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -4791,7 +4928,7 @@ def _LinalgMatrixExpBackward0_0(grad, grads, self):
 
 
 class LinalgMatrixExpBackward0(NodeBase):
-    """Backward of ``linalg_matrix_exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:66)."""
+    """Backward of ``linalg_matrix_exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:75)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -4820,7 +4957,7 @@ def _LinalgCrossBackward0_0(grad, grads, self, other, dim):
 
 
 class LinalgCrossBackward0(NodeBase):
-    """Backward of ``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:69)."""
+    """Backward of ``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:78)."""
 
     __slots__ = ('self_', 'other_', 'dim_')
     _tensor_slots = ('self_', 'other_')
@@ -4865,7 +5002,7 @@ def _LinalgLstsqBackward0_0(grad, grads, self, b):
 
 
 class LinalgLstsqBackward0(NodeBase):
-    """Backward of ``linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:72)."""
+    """Backward of ``linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:81)."""
 
     __slots__ = ('self_', 'b_')
     _tensor_slots = ('self_', 'b_')
@@ -4905,7 +5042,7 @@ def _LinalgPinvBackward0_0(grad, grads, self, result):
 
 
 class LinalgPinvBackward0(NodeBase):
-    """Backward of ``linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:76)."""
+    """Backward of ``linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:85)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -10220,11 +10357,11 @@ class XlogyBackward2(NodeBase):
 
 
 def _LogaddexpBackward0_0(grad, grads, self, other):
-    return grad / (1 + (other - self).exp())
+    return grad / (1 + (other - self).exp()).conj()
 
 
 def _LogaddexpBackward0_1(grad, grads, self, other):
-    return grad / (1 + (self - other).exp())
+    return grad / (1 + (self - other).exp()).conj()
 
 
 class LogaddexpBackward0(NodeBase):

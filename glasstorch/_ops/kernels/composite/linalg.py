@@ -43,7 +43,8 @@ def pinv_checks(input) -> None:
 
 
 def _mH(t: TensorImpl) -> TensorImpl:
-    return aten.transpose_int(t, -2, -1)
+    """The conjugate transpose (a lazy conj view for complex input)."""
+    return aten.conj(aten.transpose_int(t, -2, -1))
 
 
 def _tolerance(atol, rtol, largest):

@@ -1,6 +1,6 @@
 """The remaining linalg CPU kernels — PyTorch's ``BatchLinearAlgebra.cpp`` (``linalg_ldl_factor_ex``,
 ``linalg_ldl_solve``: LAPACK's Bunch-Kaufman ``sytrf``/``hetrf`` and ``sytrs``/``hetrs``), ``LinearAlgebra.cpp``
-(``linalg_matrix_exp``: scaling and squaring with a Padé approximant, through scipy's ``expm``) and ``Cross.cpp``
+(``linalg_matrix_exp``: PyTorch's Taylor polynomials with scaling and squaring, in matrix_exp.py) and ``Cross.cpp``
 (``linalg_cross``).
 
 ``ldl_factor`` keeps PyTorch's layout: ``LD`` column-major with its strict upper triangle zeroed, LAPACK's 1-based
@@ -12,12 +12,12 @@ Invariant: inputs are never written; outputs are allocated here or are the ``out
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as _sl
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from .lapack import check_errors, checked, column_major_out, lapack_fn, matrices, square_checks, write
 from .linalg import is_meta, set_output
+from .matrix_exp import mexp
 
 __all__ = ["linalg_ldl_factor_ex_out", "linalg_ldl_factor_ex", "linalg_ldl_solve_out", "linalg_ldl_solve",
            "linalg_matrix_exp", "linalg_cross_out", "linalg_cross"]
@@ -101,12 +101,11 @@ def linalg_matrix_exp(self):
     if is_meta(self, out) or out.numel() == 0:
         return out
     a = self.as_numpy()
-    if self.dtype.itemsize == 2:  # float16/bfloat16: computed in float32, rounded once
-        a = a.astype(np.float32)
     if self.sizes[-1] == 1:
-        write(out, np.exp(a))
+        write(out, np.exp(a.astype(np.float32) if self.dtype.itemsize == 2 else a))
     else:
-        write(out, _sl.expm(a))
+        n = self.sizes[-1]
+        write(out, mexp(a.reshape(-1, n, n), repr(self.dtype).split(".")[-1]).reshape(a.shape))
     return out
 
 

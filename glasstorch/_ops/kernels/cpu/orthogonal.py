@@ -222,6 +222,17 @@ def ormqr_out(self, input2, input3, left=True, transpose=False, out=None):
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
     if input3.ndim < 2:
         raise RuntimeError(f"{fn}: other must have at least 2 dimensions.")
+    side = -2 if left else -1  # the dim of other that Q multiplies
+    if input3.sizes[side] != self.sizes[-2]:
+        raise RuntimeError(f"{fn}: other.shape[{side}] must be equal to input.shape[-2]")
+    if input2.ndim == 0 or input2.sizes[-1] != min(input3.sizes[side], self.sizes[-1]):
+        raise RuntimeError(f"{fn}: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    if self.ndim - input2.ndim != 1:
+        raise RuntimeError(f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{input2.ndim} and input.ndim is equal to {self.ndim}")
+    if input3.ndim != self.ndim:
+        raise RuntimeError(f"{fn}: Expected other to have the same number of dimensions as input, but got other.ndim "
+                           f"equal to {input3.ndim} and input.ndim is equal to {self.ndim}")
     for t, name in ((input2, "tau"), (input3, "other")):
         if t.dtype is not self.dtype:
             raise RuntimeError(f"{fn}: Expected input and {name} to have the same dtype, but input has dtype "
