@@ -17,7 +17,7 @@ from torch.testing._comparison import default_tolerances
 
 __all__ = ["Miss", "MissingOp", "Raises", "ErrorText", "ValueMismatch", "DtypeMismatch", "ShapeMismatch",
            "StrideMismatch", "StructureMismatch", "GradientMismatch", "GradcheckFailure", "AliasMismatch",
-           "CAUSES", "tolerance", "compare", "compare_errors", "describe_error"]
+           "CAUSES", "tolerance", "compare", "compare_errors", "describe_error", "fix_gauge"]
 
 
 class Miss(AssertionError):
@@ -138,6 +138,41 @@ def _compare_tensor(got, want: torch.Tensor, tol, where: str, views, values: boo
     except AssertionError as e:
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
         raise ValueMismatch(f"{where}: " + "; ".join(lines[:4])) from None
+
+
+# Note [Gauge freedom]: eigenvectors and singular vectors are unique only up to a unit factor per column (a sign
+# when real, a phase when complex), which LAPACK does not specify; torch's (MKL) and glasstorch's (numpy's OpenBLAS)
+# may pick different ones, as the issue allows ("compare what torch's OpInfo compares": its own tests compare torch
+# with itself, so they never meet this).  Before the values of these OpInfos are compared, both results are
+# brought to one gauge: each column is divided by the unit factor of the entry that is largest in torch's result;
+# for singular vectors U's factor is applied to U's and V's column alike, so U diag(S) V^H is unchanged.  Gradients
+# need nothing: the OpInfos' output_process_fn_grad already makes them gauge-invariant.
+_GAUGE = {"linalg.eigh": (1, None), "linalg.eig": (1, None), "svd_lowrank": (0, 2), "pca_lowrank": (0, 2)}
+
+
+def _unit_factors(want_vecs: torch.Tensor, vecs: torch.Tensor) -> torch.Tensor:
+    pick = vecs.gather(-2, want_vecs.abs().argmax(dim=-2, keepdim=True))
+    mag = pick.abs()
+    return torch.where(mag == 0, torch.ones_like(pick), pick / mag)
+
+
+def fix_gauge(key: str, got, want):
+    """``got`` and ``want`` with their vectors in one gauge, for the OpInfos of Note [Gauge freedom]."""
+    if key not in _GAUGE or not isinstance(want, tuple) or not isinstance(got, (tuple, list)) or len(got) != len(want):
+        return got, want
+    vi, coupled = _GAUGE[key]
+    vecs = want[vi]
+    if not isinstance(got[vi], torch.Tensor) or got[vi].shape != vecs.shape or vecs.numel() == 0:
+        return got, want
+
+    def fixed(res):
+        res = list(res)
+        factors = _unit_factors(vecs, res[vi])
+        res[vi] = res[vi] / factors
+        if coupled is not None:
+            res[coupled] = res[coupled] / factors
+        return tuple(res)
+    return fixed(got), fixed(want)
 
 
 def compare(got, want, tol, where: str = "output", views: frozenset = frozenset(), values: bool = True) -> None:
