@@ -51,3 +51,61 @@ def test_sum_to_size_of_an_empty_shape_is_the_full_sum(dtype):
     assert_same(g, t)
     g, t = both(lambda m: m.ones(2, 3, dtype=getattr(m, dtype)).sum_to_size(2, 3))
     assert_same(g, t)
+
+
+def _grads(m, fn, *inputs):
+    xs = [x.clone().requires_grad_() for x in inputs]
+    r = fn(m, *xs)
+    return r, m.autograd.grad(r, xs, m.arange(r.numel(), dtype=r.dtype).reshape(r.shape))
+
+
+@pytest.mark.parametrize("name,src,args", [
+    ("slice_scatter", (4, 2), (1, 1, 5, 2)), ("select_scatter", (4,), (1, -1)),
+    ("diagonal_scatter", (4,), (1, 0, 1)), ("as_strided_scatter", (2, 2), ((2, 2), (1, 2), 1))])
+def test_view_scatters_values_strides_and_gradients(name, src, args):
+    def run(m):
+        base = m.arange(24.0).reshape(6, 4).t()[:, 1:]  # a non-contiguous view with an offset
+        if name == "as_strided_scatter":
+            base = m.arange(20.0).reshape(4, 5)
+        return getattr(m, name)(base, m.ones(src) * 7, *args), base
+    (g, gb), (t, tb) = both(run)
+    assert_same(g, t)  # the strides and offset of self are kept (clone_preserve_strides)
+    fn = lambda m, x, s: getattr(m, name)(x, s, *args)  # noqa: E731
+    (_, gg), (_, tg) = both(lambda m: _grads(m, fn, run(m)[1].contiguous(), m.ones(src)))
+    for a, b in zip(gg, tg, strict=True):
+        assert_same(a, b, check_strides=False)
+
+
+def test_scatter_src_of_the_wrong_size():
+    assert_same_error(lambda: gt.slice_scatter(gt.zeros(3, 4), gt.ones(3, 3), 1, 0, 2),
+                      lambda: torch.slice_scatter(torch.zeros(3, 4), torch.ones(3, 3), 1, 0, 2))
+
+
+def test_functional_fill_and_its_gradients():
+    (g, gg), (t, tg) = both(lambda m: _grads(m, lambda m, x, v: m.fill(x, v), m.ones(2, 3).t(), m.tensor(2.0)))
+    assert_same(g, t)
+    for a, b in zip(gg, tg, strict=True):
+        assert_same(a, b)
+    assert_same(*both(lambda m: m.fill(m.ones(2, dtype=m.int32), 5)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_frexp_and_ldexp(dtype):
+    def run(m):
+        x = m.tensor([0.0, 1.0, -3.5, 6e-5, 1e-30, float("inf"), float("nan")], dtype=getattr(m, dtype))
+        man, ex = m.frexp(x)
+        return man, ex, m.ldexp(man, ex), m.ldexp(x, m.tensor([2.0])), x.ldexp(m.tensor([-20]))
+    for a, b in zip(*both(run), strict=True):
+        assert_same(a, b)
+
+
+def test_ldexp_gradients_and_out_errors():
+    fn = lambda m, x, e: m.ldexp(x, e)  # noqa: E731
+    (g, gg), (t, tg) = both(lambda m: _grads(m, fn, m.tensor([1.5, -2.0]), m.tensor([1.0, 3.0])))
+    for a, b in zip((g, *gg), (t, *tg), strict=True):
+        assert_same(a, b, rtol=1e-6, atol=0)
+    assert_same_error(lambda: gt.ones(2, dtype=gt.int64).ldexp_(gt.ones(2)),
+                      lambda: torch.ones(2, dtype=torch.int64).ldexp_(torch.ones(2)))
+    assert_same_error(lambda: gt.frexp(gt.ones(2), out=(gt.empty(0, dtype=gt.float64), gt.empty(0, dtype=gt.int32))),
+                      lambda: torch.frexp(torch.ones(2), out=(torch.empty(0, dtype=torch.float64),
+                                                              torch.empty(0, dtype=torch.int32))))

@@ -255,6 +255,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     as_strided_ as _op_as_strided_,
     as_strided_copy as _op_as_strided_copy,
     as_strided_copy_out as _op_as_strided_copy_out,
+    as_strided_scatter as _op_as_strided_scatter,
     asin as _op_asin,
     asin_ as _op_asin_,
     asin_out as _op_asin_out,
@@ -462,6 +463,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     diagonal as _op_diagonal,
     diagonal_copy as _op_diagonal_copy,
     diagonal_copy_out as _op_diagonal_copy_out,
+    diagonal_scatter as _op_diagonal_scatter,
     diff as _op_diff,
     diff_out as _op_diff_out,
     digamma as _op_digamma,
@@ -577,6 +579,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     fft_rfftfreq_out as _op_fft_rfftfreq_out,
     fft_rfftn as _op_fft_rfftn,
     fft_rfftn_out as _op_fft_rfftn_out,
+    fill_Scalar as _op_fill_Scalar,
+    fill_Tensor as _op_fill_Tensor,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
     fix as _op_fix,
@@ -616,6 +620,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     frac as _op_frac,
     frac_ as _op_frac_,
     frac_out as _op_frac_out,
+    frexp_Tensor as _op_frexp_Tensor,
+    frexp_Tensor_out as _op_frexp_Tensor_out,
     gather as _op_gather,
     gather_out as _op_gather_out,
     gcd as _op_gcd,
@@ -754,6 +760,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lcm as _op_lcm,
     lcm_ as _op_lcm_,
     lcm_out as _op_lcm_out,
+    ldexp_ as _op_ldexp_,
+    ldexp_Tensor as _op_ldexp_Tensor,
+    ldexp_out as _op_ldexp_out,
     le_Scalar as _op_le_Scalar,
     le_Scalar_out as _op_le_Scalar_out,
     le_Tensor as _op_le_Tensor,
@@ -1191,6 +1200,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     select_copy_int as _op_select_copy_int,
     select_copy_int_out as _op_select_copy_int_out,
     select_int as _op_select_int,
+    select_scatter as _op_select_scatter,
     selu as _op_selu,
     selu_ as _op_selu_,
     set_ as _op_set_,
@@ -1226,6 +1236,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     slice_copy_Tensor as _op_slice_copy_Tensor,
     slice_copy_Tensor_out as _op_slice_copy_Tensor_out,
     slice_inverse as _op_slice_inverse,
+    slice_scatter as _op_slice_scatter,
+    slice_scatter_out as _op_slice_scatter_out,
     slogdet as _op_slogdet,
     slogdet_out as _op_slogdet_out,
     smooth_l1_loss as _op_smooth_l1_loss,
@@ -1651,27 +1663,29 @@ _rt_linalg_lstsq_49 = _return_type('linalg_lstsq', ['solution', 'residuals', 'ra
 _rt_linalg_lstsq_out_50 = _return_type('linalg_lstsq_out', ['solution', 'residuals', 'rank', 'singular_values'])
 _rt_nll_loss_forward_51 = _return_type('nll_loss_forward', ['output', 'total_weight'])
 _rt_nll_loss2d_forward_52 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
-_rt_max_53 = _return_type('max', ['values', 'indices'])
-_rt_max_out_54 = _return_type('max_out', ['values', 'indices'])
-_rt_min_55 = _return_type('min', ['values', 'indices'])
-_rt_min_out_56 = _return_type('min_out', ['values', 'indices'])
-_rt_sort_57 = _return_type('sort', ['values', 'indices'])
-_rt_sort_out_58 = _return_type('sort_out', ['values', 'indices'])
-_rt_topk_59 = _return_type('topk', ['values', 'indices'])
-_rt_topk_out_60 = _return_type('topk_out', ['values', 'indices'])
-_rt_kthvalue_61 = _return_type('kthvalue', ['values', 'indices'])
-_rt_kthvalue_out_62 = _return_type('kthvalue_out', ['values', 'indices'])
-_rt_cummax_63 = _return_type('cummax', ['values', 'indices'])
-_rt_cummax_out_64 = _return_type('cummax_out', ['values', 'indices'])
-_rt_cummin_65 = _return_type('cummin', ['values', 'indices'])
-_rt_cummin_out_66 = _return_type('cummin_out', ['values', 'indices'])
-_rt_median_67 = _return_type('median', ['values', 'indices'])
-_rt_median_out_68 = _return_type('median_out', ['values', 'indices'])
-_rt_nanmedian_69 = _return_type('nanmedian', ['values', 'indices'])
-_rt_nanmedian_out_70 = _return_type('nanmedian_out', ['values', 'indices'])
-_rt_mode_71 = _return_type('mode', ['values', 'indices'])
-_rt_mode_out_72 = _return_type('mode_out', ['values', 'indices'])
-_rt_unpack_dual_73 = _return_type('_unpack_dual', ['primal', 'tangent'])
+_rt_frexp_53 = _return_type('frexp', ['mantissa', 'exponent'])
+_rt_frexp_out_54 = _return_type('frexp_out', ['mantissa', 'exponent'])
+_rt_max_55 = _return_type('max', ['values', 'indices'])
+_rt_max_out_56 = _return_type('max_out', ['values', 'indices'])
+_rt_min_57 = _return_type('min', ['values', 'indices'])
+_rt_min_out_58 = _return_type('min_out', ['values', 'indices'])
+_rt_sort_59 = _return_type('sort', ['values', 'indices'])
+_rt_sort_out_60 = _return_type('sort_out', ['values', 'indices'])
+_rt_topk_61 = _return_type('topk', ['values', 'indices'])
+_rt_topk_out_62 = _return_type('topk_out', ['values', 'indices'])
+_rt_kthvalue_63 = _return_type('kthvalue', ['values', 'indices'])
+_rt_kthvalue_out_64 = _return_type('kthvalue_out', ['values', 'indices'])
+_rt_cummax_65 = _return_type('cummax', ['values', 'indices'])
+_rt_cummax_out_66 = _return_type('cummax_out', ['values', 'indices'])
+_rt_cummin_67 = _return_type('cummin', ['values', 'indices'])
+_rt_cummin_out_68 = _return_type('cummin_out', ['values', 'indices'])
+_rt_median_69 = _return_type('median', ['values', 'indices'])
+_rt_median_out_70 = _return_type('median_out', ['values', 'indices'])
+_rt_nanmedian_71 = _return_type('nanmedian', ['values', 'indices'])
+_rt_nanmedian_out_72 = _return_type('nanmedian_out', ['values', 'indices'])
+_rt_mode_73 = _return_type('mode', ['values', 'indices'])
+_rt_mode_out_74 = _return_type('mode_out', ['values', 'indices'])
+_rt_unpack_dual_75 = _return_type('_unpack_dual', ['primal', 'tangent'])
 
 
 _sig_absolute = _Signatures('absolute', [
@@ -11672,6 +11686,77 @@ def float_power(*args, **kwargs):
         return _wrap(_op_float_power_Tensor_Scalar_out.call(a[0], a[1], a[2]))
 
 
+_sig_frexp = _Signatures('frexp', [
+    'frexp(Tensor input, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def frexp(*args, **kwargs):
+    """frexp(Tensor input, *, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_frexp_53, _op_frexp_Tensor.call(_a0._impl))
+    try:
+        i, a = _sig_frexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, frexp, args, kwargs)
+    if a[1] is None:
+        return _make_rt(_rt_frexp_53, _op_frexp_Tensor.call(a[0]))
+    return _make_rt(_rt_frexp_out_54, _op_frexp_Tensor_out.call(a[0], *a[1]))
+
+
+_sig_ldexp = _Signatures('ldexp', [
+    'ldexp(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ldexp(*args, **kwargs):
+    """ldexp(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_ldexp_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_ldexp_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_ldexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ldexp, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_ldexp_Tensor.call(a[0], a[1]))
+    return _wrap(_op_ldexp_out.call(a[0], a[1], a[2]))
+
+
+_sig_ldexp_ = _Signatures('ldexp_', [
+    'ldexp_(Tensor input, Tensor other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ldexp_(*args, **kwargs):
+    """ldexp_(Tensor input, Tensor other)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_ldexp_.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_ldexp_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ldexp_, args, kwargs)
+    return _wrap(_op_ldexp_.call(a[0], a[1]))
+
+
 _sig_bernoulli = _Signatures('bernoulli', [
     'bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)',
     'bernoulli(Tensor input, float p, *, Generator? generator=None)',
@@ -11855,8 +11940,8 @@ def max(*args, **kwargs):
         return _wrap(_op_max_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_max_53, _op_max_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_max_out_54, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_max_55, _op_max_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_max_out_56, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_min = _Signatures('min', [
@@ -11894,8 +11979,8 @@ def min(*args, **kwargs):
         return _wrap(_op_min_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_min_55, _op_min_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_min_out_56, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_min_57, _op_min_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_min_out_58, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_amax = _Signatures('amax', [
@@ -13027,19 +13112,19 @@ def sort(*args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
-            return _make_rt(_rt_sort_57, _op_sort_stable.call(_a0._impl, None, -1, False))
+            return _make_rt(_rt_sort_59, _op_sort_stable.call(_a0._impl, None, -1, False))
     try:
         i, a = _sig_sort.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, sort, args, kwargs)
     if i == 0:
         if a[4] is None:
-            return _make_rt(_rt_sort_57, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
-        return _make_rt(_rt_sort_out_58, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
+            return _make_rt(_rt_sort_59, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
+        return _make_rt(_rt_sort_out_60, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_sort_57, _op_sort.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_sort_out_58, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_sort_59, _op_sort.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_out_60, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_argsort = _Signatures('argsort', [
@@ -13112,14 +13197,14 @@ def topk(*args, **kwargs):
         _t3 = type(_a3)
         _t4 = type(_a4)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool and _t4 is bool:
-            return _make_rt(_rt_topk_59, _op_topk.call(_a0._impl, _a1, _a2, _a3, _a4))
+            return _make_rt(_rt_topk_61, _op_topk.call(_a0._impl, _a1, _a2, _a3, _a4))
     try:
         i, a = _sig_topk.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, topk, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_topk_59, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
-    return _make_rt(_rt_topk_out_60, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+        return _make_rt(_rt_topk_61, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
+    return _make_rt(_rt_topk_out_62, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
 _sig_kthvalue = _Signatures('kthvalue', [
@@ -13136,14 +13221,14 @@ def kthvalue(*args, **kwargs):
         _t2 = type(_a2)
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool:
-            return _make_rt(_rt_kthvalue_61, _op_kthvalue.call(_a0._impl, _a1, _a2, _a3))
+            return _make_rt(_rt_kthvalue_63, _op_kthvalue.call(_a0._impl, _a1, _a2, _a3))
     try:
         i, a = _sig_kthvalue.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, kthvalue, args, kwargs)
     if a[4] is None:
-        return _make_rt(_rt_kthvalue_61, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
-    return _make_rt(_rt_kthvalue_out_62, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
+        return _make_rt(_rt_kthvalue_63, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_kthvalue_out_64, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
 
 
 _sig_cummax = _Signatures('cummax', [
@@ -13158,14 +13243,14 @@ def cummax(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_cummax_63, _op_cummax.call(_a0._impl, _a1))
+            return _make_rt(_rt_cummax_65, _op_cummax.call(_a0._impl, _a1))
     try:
         i, a = _sig_cummax.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummax, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_cummax_63, _op_cummax.call(a[0], a[1]))
-    return _make_rt(_rt_cummax_out_64, _op_cummax_out.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_cummax_65, _op_cummax.call(a[0], a[1]))
+    return _make_rt(_rt_cummax_out_66, _op_cummax_out.call(a[0], a[1], *a[2]))
 
 
 _sig_cummin = _Signatures('cummin', [
@@ -13180,14 +13265,14 @@ def cummin(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_cummin_65, _op_cummin.call(_a0._impl, _a1))
+            return _make_rt(_rt_cummin_67, _op_cummin.call(_a0._impl, _a1))
     try:
         i, a = _sig_cummin.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummin, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_cummin_65, _op_cummin.call(a[0], a[1]))
-    return _make_rt(_rt_cummin_out_66, _op_cummin_out.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_cummin_67, _op_cummin.call(a[0], a[1]))
+    return _make_rt(_rt_cummin_out_68, _op_cummin_out.call(a[0], a[1], *a[2]))
 
 
 _sig_median = _Signatures('median', [
@@ -13211,8 +13296,8 @@ def median(*args, **kwargs):
         return _wrap(_op_median.call(a[0]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_median_67, _op_median_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_median_out_68, _op_median_dim_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_median_69, _op_median_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_median_out_70, _op_median_dim_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_nanmedian = _Signatures('nanmedian', [
@@ -13236,8 +13321,8 @@ def nanmedian(*args, **kwargs):
         return _wrap(_op_nanmedian.call(a[0]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_nanmedian_69, _op_nanmedian_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_nanmedian_out_70, _op_nanmedian_dim_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_nanmedian_71, _op_nanmedian_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_nanmedian_out_72, _op_nanmedian_dim_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_mode = _Signatures('mode', [
@@ -13253,14 +13338,14 @@ def mode(*args, **kwargs):
         _t1 = type(_a1)
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
-            return _make_rt(_rt_mode_71, _op_mode.call(_a0._impl, _a1, _a2))
+            return _make_rt(_rt_mode_73, _op_mode.call(_a0._impl, _a1, _a2))
     try:
         i, a = _sig_mode.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, mode, args, kwargs)
     if a[3] is None:
-        return _make_rt(_rt_mode_71, _op_mode.call(a[0], a[1], a[2]))
-    return _make_rt(_rt_mode_out_72, _op_mode_values.call(a[0], a[1], a[2], *a[3]))
+        return _make_rt(_rt_mode_73, _op_mode.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_mode_out_74, _op_mode_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig__unique = _Signatures('_unique', [
@@ -16725,6 +16810,105 @@ def _test_autograd_multiple_dispatch_view_copy(*args, **kwargs):
     return _wrap(_op__test_autograd_multiple_dispatch_view_copy_out.call(a[0], a[1]))
 
 
+_sig_slice_scatter = _Signatures('slice_scatter', [
+    'slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def slice_scatter(*args, **kwargs):
+    """slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_slice_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, slice_scatter, args, kwargs)
+    if a[6] is None:
+        return _wrap(_op_slice_scatter.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    return _wrap(_op_slice_scatter_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_select_scatter = _Signatures('select_scatter', [
+    'select_scatter(Tensor input, Tensor src, int dim, SymInt index)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def select_scatter(*args, **kwargs):
+    """select_scatter(Tensor input, Tensor src, int dim, SymInt index)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_select_scatter.call(_a0._impl, _a1._impl, _a2, _a3))
+    try:
+        i, a = _sig_select_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, select_scatter, args, kwargs)
+    return _wrap(_op_select_scatter.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_diagonal_scatter = _Signatures('diagonal_scatter', [
+    'diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def diagonal_scatter(*args, **kwargs):
+    """diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)"""
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808 and _t4 is int and -9223372036854775808 <= _a4 < 9223372036854775808:
+            return _wrap(_op_diagonal_scatter.call(_a0._impl, _a1._impl, _a2, _a3, _a4))
+    try:
+        i, a = _sig_diagonal_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diagonal_scatter, args, kwargs)
+    return _wrap(_op_diagonal_scatter.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_as_strided_scatter = _Signatures('as_strided_scatter', [
+    'as_strided_scatter(Tensor input, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def as_strided_scatter(*args, **kwargs):
+    """as_strided_scatter(Tensor input, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
+    try:
+        i, a = _sig_as_strided_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, as_strided_scatter, args, kwargs)
+    return _wrap(_op_as_strided_scatter.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fill = _Signatures('fill', [
+    'fill(Tensor input, Tensor value)',
+    'fill(Tensor input, Scalar value)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fill(*args, **kwargs):
+    """fill(Tensor input, Tensor value)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_fill_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_fill.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fill, args, kwargs)
+    if i == 0:
+        return _wrap(_op_fill_Tensor.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_fill_Scalar.call(a[0], a[1]))
+
+
 _sig_reshape = _Signatures('reshape', [
     'reshape(Tensor input, SymInt[] shape)',
 ], numbers_as_tensors=False, is_method=False)
@@ -17514,12 +17698,12 @@ def _unpack_dual(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_unpack_dual_73, _op__unpack_dual.call(_a0._impl, _a1))
+            return _make_rt(_rt_unpack_dual_75, _op__unpack_dual.call(_a0._impl, _a1))
     try:
         i, a = _sig__unpack_dual.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, _unpack_dual, args, kwargs)
-    return _make_rt(_rt_unpack_dual_73, _op__unpack_dual.call(a[0], a[1]))
+    return _make_rt(_rt_unpack_dual_75, _op__unpack_dual.call(a[0], a[1]))
 
 
 _sig_as_strided_ = _Signatures('as_strided_', [
@@ -17635,7 +17819,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

@@ -255,6 +255,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     as_strided_ as _op_as_strided_,
     as_strided_copy as _op_as_strided_copy,
     as_strided_copy_out as _op_as_strided_copy_out,
+    as_strided_scatter as _op_as_strided_scatter,
     asin as _op_asin,
     asin_ as _op_asin_,
     asin_out as _op_asin_out,
@@ -462,6 +463,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     diagonal as _op_diagonal,
     diagonal_copy as _op_diagonal_copy,
     diagonal_copy_out as _op_diagonal_copy_out,
+    diagonal_scatter as _op_diagonal_scatter,
     diff as _op_diff,
     diff_out as _op_diff_out,
     digamma as _op_digamma,
@@ -577,6 +579,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     fft_rfftfreq_out as _op_fft_rfftfreq_out,
     fft_rfftn as _op_fft_rfftn,
     fft_rfftn_out as _op_fft_rfftn_out,
+    fill_Scalar as _op_fill_Scalar,
+    fill_Tensor as _op_fill_Tensor,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
     fix as _op_fix,
@@ -616,6 +620,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     frac as _op_frac,
     frac_ as _op_frac_,
     frac_out as _op_frac_out,
+    frexp_Tensor as _op_frexp_Tensor,
+    frexp_Tensor_out as _op_frexp_Tensor_out,
     gather as _op_gather,
     gather_out as _op_gather_out,
     gcd as _op_gcd,
@@ -754,6 +760,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lcm as _op_lcm,
     lcm_ as _op_lcm_,
     lcm_out as _op_lcm_out,
+    ldexp_ as _op_ldexp_,
+    ldexp_Tensor as _op_ldexp_Tensor,
+    ldexp_out as _op_ldexp_out,
     le_Scalar as _op_le_Scalar,
     le_Scalar_out as _op_le_Scalar_out,
     le_Tensor as _op_le_Tensor,
@@ -1191,6 +1200,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     select_copy_int as _op_select_copy_int,
     select_copy_int_out as _op_select_copy_int_out,
     select_int as _op_select_int,
+    select_scatter as _op_select_scatter,
     selu as _op_selu,
     selu_ as _op_selu_,
     set_ as _op_set_,
@@ -1226,6 +1236,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     slice_copy_Tensor as _op_slice_copy_Tensor,
     slice_copy_Tensor_out as _op_slice_copy_Tensor_out,
     slice_inverse as _op_slice_inverse,
+    slice_scatter as _op_slice_scatter,
+    slice_scatter_out as _op_slice_scatter_out,
     slogdet as _op_slogdet,
     slogdet_out as _op_slogdet_out,
     smooth_l1_loss as _op_smooth_l1_loss,
@@ -1603,16 +1615,17 @@ _rt_slogdet_1 = _return_type('slogdet', ['sign', 'logabsdet'])
 _rt_qr_2 = _return_type('qr', ['Q', 'R'])
 _rt_geqrf_3 = _return_type('geqrf', ['a', 'tau'])
 _rt_svd_4 = _return_type('svd', ['U', 'S', 'V'])
-_rt_max_5 = _return_type('max', ['values', 'indices'])
-_rt_min_6 = _return_type('min', ['values', 'indices'])
-_rt_sort_7 = _return_type('sort', ['values', 'indices'])
-_rt_topk_8 = _return_type('topk', ['values', 'indices'])
-_rt_kthvalue_9 = _return_type('kthvalue', ['values', 'indices'])
-_rt_cummax_10 = _return_type('cummax', ['values', 'indices'])
-_rt_cummin_11 = _return_type('cummin', ['values', 'indices'])
-_rt_median_12 = _return_type('median', ['values', 'indices'])
-_rt_nanmedian_13 = _return_type('nanmedian', ['values', 'indices'])
-_rt_mode_14 = _return_type('mode', ['values', 'indices'])
+_rt_frexp_5 = _return_type('frexp', ['mantissa', 'exponent'])
+_rt_max_6 = _return_type('max', ['values', 'indices'])
+_rt_min_7 = _return_type('min', ['values', 'indices'])
+_rt_sort_8 = _return_type('sort', ['values', 'indices'])
+_rt_topk_9 = _return_type('topk', ['values', 'indices'])
+_rt_kthvalue_10 = _return_type('kthvalue', ['values', 'indices'])
+_rt_cummax_11 = _return_type('cummax', ['values', 'indices'])
+_rt_cummin_12 = _return_type('cummin', ['values', 'indices'])
+_rt_median_13 = _return_type('median', ['values', 'indices'])
+_rt_nanmedian_14 = _return_type('nanmedian', ['values', 'indices'])
+_rt_mode_15 = _return_type('mode', ['values', 'indices'])
 
 
 _sig_absolute = _Signatures('absolute', [
@@ -8253,6 +8266,69 @@ def float_power_(self, *args, **kwargs):
         return self
 
 
+_sig_frexp = _Signatures('frexp', [
+    'frexp()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def frexp(self, *args, **kwargs):
+    """frexp()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, frexp, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _make_rt(_rt_frexp_5, _op_frexp_Tensor.call(self._impl))
+    else:
+        try:
+            i, a = _sig_frexp.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, frexp, (self,) + args, kwargs)
+    return _make_rt(_rt_frexp_5, _op_frexp_Tensor.call(self._impl))
+
+
+_sig_ldexp = _Signatures('ldexp', [
+    'ldexp(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ldexp(self, *args, **kwargs):
+    """ldexp(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ldexp, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_ldexp_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_ldexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ldexp, (self,) + args, kwargs)
+    return _wrap(_op_ldexp_Tensor.call(self._impl, a[0]))
+
+
+_sig_ldexp_ = _Signatures('ldexp_', [
+    'ldexp_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ldexp_(self, *args, **kwargs):
+    """ldexp_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ldexp_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_ldexp_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_ldexp_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ldexp_, (self,) + args, kwargs)
+    _op_ldexp_.call(self._impl, a[0])
+    return self
+
+
 _sig_uniform_ = _Signatures('uniform_', [
     'uniform_(float from=0, float to=1, *, Generator? generator=None)',
 ], numbers_as_tensors=False, is_method=True)
@@ -8519,7 +8595,7 @@ def max(self, *args, **kwargs):
     elif i == 1:
         return _wrap(_op_max_other.call(self._impl, a[0]))
     elif i == 2:
-        return _make_rt(_rt_max_5, _op_max_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_max_6, _op_max_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_min = _Signatures('min', [
@@ -8545,7 +8621,7 @@ def min(self, *args, **kwargs):
     elif i == 1:
         return _wrap(_op_min_other.call(self._impl, a[0]))
     elif i == 2:
-        return _make_rt(_rt_min_6, _op_min_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_min_7, _op_min_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_amax = _Signatures('amax', [
@@ -9276,16 +9352,16 @@ def sort(self, *args, **kwargs):
     if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
         return _tf_fallback(None, sort, (self,) + args, kwargs)
     if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
-        return _make_rt(_rt_sort_7, _op_sort_stable.call(self._impl, None, -1, False))
+        return _make_rt(_rt_sort_8, _op_sort_stable.call(self._impl, None, -1, False))
     else:
         try:
             i, a = _sig_sort.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, sort, (self,) + args, kwargs)
     if i == 0:
-        return _make_rt(_rt_sort_7, _op_sort_stable.call(self._impl, a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_8, _op_sort_stable.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
-        return _make_rt(_rt_sort_7, _op_sort.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_sort_8, _op_sort.call(self._impl, a[0], a[1]))
 
 
 _sig_argsort = _Signatures('argsort', [
@@ -9349,12 +9425,12 @@ def topk(self, *args, **kwargs):
         _t2 = type(_a2)
         _t3 = type(_a3)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool and _t3 is bool:
-            return _make_rt(_rt_topk_8, _op_topk.call(self._impl, _a0, _a1, _a2, _a3))
+            return _make_rt(_rt_topk_9, _op_topk.call(self._impl, _a0, _a1, _a2, _a3))
     try:
         i, a = _sig_topk.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, topk, (self,) + args, kwargs)
-    return _make_rt(_rt_topk_8, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_topk_9, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_kthvalue = _Signatures('kthvalue', [
@@ -9372,12 +9448,12 @@ def kthvalue(self, *args, **kwargs):
         _t1 = type(_a1)
         _t2 = type(_a2)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
-            return _make_rt(_rt_kthvalue_9, _op_kthvalue.call(self._impl, _a0, _a1, _a2))
+            return _make_rt(_rt_kthvalue_10, _op_kthvalue.call(self._impl, _a0, _a1, _a2))
     try:
         i, a = _sig_kthvalue.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, kthvalue, (self,) + args, kwargs)
-    return _make_rt(_rt_kthvalue_9, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
+    return _make_rt(_rt_kthvalue_10, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
 
 
 _sig_cummax = _Signatures('cummax', [
@@ -9393,12 +9469,12 @@ def cummax(self, *args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
-            return _make_rt(_rt_cummax_10, _op_cummax.call(self._impl, _a0))
+            return _make_rt(_rt_cummax_11, _op_cummax.call(self._impl, _a0))
     try:
         i, a = _sig_cummax.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummax, (self,) + args, kwargs)
-    return _make_rt(_rt_cummax_10, _op_cummax.call(self._impl, a[0]))
+    return _make_rt(_rt_cummax_11, _op_cummax.call(self._impl, a[0]))
 
 
 _sig_cummin = _Signatures('cummin', [
@@ -9414,12 +9490,12 @@ def cummin(self, *args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
-            return _make_rt(_rt_cummin_11, _op_cummin.call(self._impl, _a0))
+            return _make_rt(_rt_cummin_12, _op_cummin.call(self._impl, _a0))
     try:
         i, a = _sig_cummin.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummin, (self,) + args, kwargs)
-    return _make_rt(_rt_cummin_11, _op_cummin.call(self._impl, a[0]))
+    return _make_rt(_rt_cummin_12, _op_cummin.call(self._impl, a[0]))
 
 
 _sig_median = _Signatures('median', [
@@ -9442,7 +9518,7 @@ def median(self, *args, **kwargs):
     if i == 0:
         return _wrap(_op_median.call(self._impl))
     elif i == 1:
-        return _make_rt(_rt_median_12, _op_median_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_median_13, _op_median_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_nanmedian = _Signatures('nanmedian', [
@@ -9465,7 +9541,7 @@ def nanmedian(self, *args, **kwargs):
     if i == 0:
         return _wrap(_op_nanmedian.call(self._impl))
     elif i == 1:
-        return _make_rt(_rt_nanmedian_13, _op_nanmedian_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_nanmedian_14, _op_nanmedian_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_mode = _Signatures('mode', [
@@ -9482,12 +9558,12 @@ def mode(self, *args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is bool:
-            return _make_rt(_rt_mode_14, _op_mode.call(self._impl, _a0, _a1))
+            return _make_rt(_rt_mode_15, _op_mode.call(self._impl, _a0, _a1))
     try:
         i, a = _sig_mode.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, mode, (self,) + args, kwargs)
-    return _make_rt(_rt_mode_14, _op_mode.call(self._impl, a[0], a[1]))
+    return _make_rt(_rt_mode_15, _op_mode.call(self._impl, a[0], a[1]))
 
 
 _sig_nonzero = _Signatures('nonzero', [
@@ -10524,6 +10600,85 @@ def istft(self, *args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, istft, (self,) + args, kwargs)
     return _wrap(_op_istft.call(self._impl, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
+_sig_slice_scatter = _Signatures('slice_scatter', [
+    'slice_scatter(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def slice_scatter(self, *args, **kwargs):
+    """slice_scatter(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, slice_scatter, (self,) + args, kwargs)
+    try:
+        i, a = _sig_slice_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, slice_scatter, (self,) + args, kwargs)
+    return _wrap(_op_slice_scatter.call(self._impl, a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_select_scatter = _Signatures('select_scatter', [
+    'select_scatter(Tensor src, int dim, SymInt index)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def select_scatter(self, *args, **kwargs):
+    """select_scatter(Tensor src, int dim, SymInt index)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, select_scatter, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_select_scatter.call(self._impl, _a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_select_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, select_scatter, (self,) + args, kwargs)
+    return _wrap(_op_select_scatter.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_diagonal_scatter = _Signatures('diagonal_scatter', [
+    'diagonal_scatter(Tensor src, int offset=0, int dim1=0, int dim2=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def diagonal_scatter(self, *args, **kwargs):
+    """diagonal_scatter(Tensor src, int offset=0, int dim1=0, int dim2=1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, diagonal_scatter, (self,) + args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_diagonal_scatter.call(self._impl, _a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_diagonal_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diagonal_scatter, (self,) + args, kwargs)
+    return _wrap(_op_diagonal_scatter.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_as_strided_scatter = _Signatures('as_strided_scatter', [
+    'as_strided_scatter(Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def as_strided_scatter(self, *args, **kwargs):
+    """as_strided_scatter(Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, as_strided_scatter, (self,) + args, kwargs)
+    try:
+        i, a = _sig_as_strided_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, as_strided_scatter, (self,) + args, kwargs)
+    return _wrap(_op_as_strided_scatter.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_view = _Signatures('view', [
@@ -11572,7 +11727,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'frexp', 'ldexp', 'ldexp_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

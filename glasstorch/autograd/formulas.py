@@ -28,7 +28,7 @@ __all__ = [
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
     "div_self_backward", "div_other_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
-    "pow_scalar_backward_exponent", "clamp_backward", "clamp_backward_min_max", "minmax_backward",
+    "pow_scalar_backward_exponent", "ldexp_scale", "clamp_backward", "clamp_backward_min_max", "minmax_backward",
     "fminmax_backward", "atan2_recip", "copysign_backward", "xlogy_self_backward", "xlogy_scalar_other_backward",
     # reductions
     "sum_backward", "mean_backward", "expand_backward", "amax_backward", "evenly_distribute_backward",
@@ -39,7 +39,8 @@ __all__ = [
     # views and shapes
     "select_backward", "slice_backward", "slice_of", "slice_zeroed", "permute_backward", "diagonal_backward",
     "unfold_backward",
-    "as_strided_backward", "repeat_backward", "roll_backward", "constant_pad_backward", "reflection_pad_backward",
+    "as_strided_backward", "as_strided_scatter_backward", "repeat_backward", "roll_backward", "constant_pad_backward",
+    "reflection_pad_backward",
     "replication_pad_backward", "reflection_pad", "replication_pad", "circular_pad_backward", "cat_tensors_backward",
     "stack_tensors_backward",
     # indexing
@@ -582,6 +583,26 @@ def _storage_indices(sizes, strides, offset, device):
         shape[d] = n
         idx = idx + _T.arange(n, dtype=_T.int64, device=device).reshape(shape) * s
     return idx.expand(tuple(sizes)).reshape(-1)
+
+
+def ldexp_scale(other):
+    """``2 ** other`` with an integer 2, as ldexp's backward writes it (``at::pow(2, other)``)."""
+    return _T.pow(2, other)
+
+
+def as_strided_scatter_backward(grad, self_geometry, src_geometry, size, stride, storage_offset):
+    """(self's, src's) gradients of ``as_strided_scatter`` exactly as PyTorch 2.13 computes them: ``self`` is taken
+    to be contiguous (Note [as_strided_scatter backward support]) and ``grad`` is made contiguous; both gradients
+    are ``grad`` read through the scattered geometry, self's placed there in zeros (PyTorch keeps the scattered
+    positions, not the others: that is the oracle's result, kept here)."""
+    g = grad.contiguous()
+    self_sizes, self_strides, _ = self_geometry
+    buf = _T.zeros(self_sizes, dtype=grad.dtype, device=grad.device)
+    self_grad = buf.as_strided(self_sizes, self_strides)
+    buf.as_strided(size, stride, storage_offset).copy_(g.as_strided(size, stride, storage_offset))
+    src_grad = _T.zeros(src_geometry[0], dtype=grad.dtype, device=grad.device)
+    src_grad.copy_(g.as_strided(size, stride, storage_offset))
+    return self_grad, src_grad
 
 
 def as_strided_backward(grad, geometry, size, stride, storage_offset):

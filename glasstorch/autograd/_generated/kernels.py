@@ -882,6 +882,114 @@ def _autograd_slice_inverse(ks, self, src, dim, start, end, step):
 register_autograd('aten::slice_inverse', _autograd_slice_inverse)
 
 
+_op_slice_scatter = _get_op('aten::slice_scatter')
+_fw_slice_scatter = FwSpec(_op_slice_scatter, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_slice_scatter(ks, self, src, dim, start, end, step):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_slice_scatter, _autograd_slice_scatter, ks, self, src, dim, start, end, step)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.SliceScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.src_ = record.save(src) if node.should_compute_output(0) else None
+        node.dim_ = dim
+        node.start_ = start
+        node.end_ = end
+        node.step_ = step
+        result = _op_slice_scatter.redispatch(ks, self, src, dim, start, end, step)
+        record.output(result, node)
+        return result
+    return _op_slice_scatter.redispatch(ks, self, src, dim, start, end, step)
+
+
+register_autograd('aten::slice_scatter', _autograd_slice_scatter)
+
+
+_op_slice_scatter_out = _get_op('aten::slice_scatter.out')
+
+
+def _autograd_slice_scatter_out(ks, self, src, dim, start, end, step, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('slice_scatter', self, src, out)
+    result = _op_slice_scatter_out.redispatch(ks, self, src, dim, start, end, step, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('slice_scatter', self, src, out)
+    return result
+
+
+register_autograd('aten::slice_scatter.out', _autograd_slice_scatter_out)
+
+
+_op_select_scatter = _get_op('aten::select_scatter')
+_fw_select_scatter = FwSpec(_op_select_scatter, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_select_scatter(ks, self, src, dim, index):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_select_scatter, _autograd_select_scatter, ks, self, src, dim, index)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.SelectScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.src_ = record.save(src) if node.should_compute_output(0) else None
+        node.dim_ = dim
+        node.index_ = index
+        result = _op_select_scatter.redispatch(ks, self, src, dim, index)
+        record.output(result, node)
+        return result
+    return _op_select_scatter.redispatch(ks, self, src, dim, index)
+
+
+register_autograd('aten::select_scatter', _autograd_select_scatter)
+
+
+_op_diagonal_scatter = _get_op('aten::diagonal_scatter')
+_fw_diagonal_scatter = FwSpec(_op_diagonal_scatter, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_diagonal_scatter(ks, self, src, offset, dim1, dim2):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_diagonal_scatter, _autograd_diagonal_scatter, ks, self, src, offset, dim1, dim2)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.DiagonalScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.src_ = record.save(src) if node.should_compute_output(0) else None
+        node.offset_ = offset
+        node.dim1_ = dim1
+        node.dim2_ = dim2
+        result = _op_diagonal_scatter.redispatch(ks, self, src, offset, dim1, dim2)
+        record.output(result, node)
+        return result
+    return _op_diagonal_scatter.redispatch(ks, self, src, offset, dim1, dim2)
+
+
+register_autograd('aten::diagonal_scatter', _autograd_diagonal_scatter)
+
+
+_op_as_strided_scatter = _get_op('aten::as_strided_scatter')
+_fw_as_strided_scatter = FwSpec(_op_as_strided_scatter, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_as_strided_scatter(ks, self, src, size, stride, storage_offset):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_as_strided_scatter, _autograd_as_strided_scatter, ks, self, src, size, stride, storage_offset)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.AsStridedScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.size_ = size
+        node.stride_ = stride
+        node.storage_offset_ = storage_offset
+        node.self_geometry_ = record.meta(self, 'geometry')
+        node.src_geometry_ = record.meta(src, 'geometry')
+        result = _op_as_strided_scatter.redispatch(ks, self, src, size, stride, storage_offset)
+        record.output(result, node)
+        return result
+    return _op_as_strided_scatter.redispatch(ks, self, src, size, stride, storage_offset)
+
+
+register_autograd('aten::as_strided_scatter', _autograd_as_strided_scatter)
+
+
 _op_diagonal = _get_op('aten::diagonal')
 _fw_diagonal = FwSpec(_op_diagonal, (0,), (False,), 'functional', LINEAR)
 
@@ -1084,6 +1192,44 @@ def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking
 
 
 register_autograd('aten::_to_copy', _autograd__to_copy)
+
+
+_op_fill_Scalar = _get_op('aten::fill.Scalar')
+_fw_fill_Scalar = FwSpec(_op_fill_Scalar, (0,), (False,), 'functional', _n._FillBackward0_jvp)
+
+
+def _autograd_fill_Scalar(ks, self, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fill_Scalar, _autograd_fill_Scalar, ks, self, value)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.FillBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_fill_Scalar.redispatch(ks, self, value)
+        record.output(result, node)
+        return result
+    return _op_fill_Scalar.redispatch(ks, self, value)
+
+
+register_autograd('aten::fill.Scalar', _autograd_fill_Scalar)
+
+
+_op_fill_Tensor = _get_op('aten::fill.Tensor')
+_fw_fill_Tensor = FwSpec(_op_fill_Tensor, (0, 1), (False, False), 'functional', _n._FillBackward1_jvp)
+
+
+def _autograd_fill_Tensor(ks, self, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fill_Tensor, _autograd_fill_Tensor, ks, self, value)
+    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
+        node = _n.FillBackward1()
+        node.next_edges = record.edges(self, value)
+        result = _op_fill_Tensor.redispatch(ks, self, value)
+        record.output(result, node)
+        return result
+    return _op_fill_Tensor.redispatch(ks, self, value)
+
+
+register_autograd('aten::fill.Tensor', _autograd_fill_Tensor)
 
 
 _op_fill__Scalar = _get_op('aten::fill_.Scalar')
@@ -10881,6 +11027,101 @@ def _autograd_isneginf_out(ks, self, out):
 
 
 register_autograd('aten::isneginf.out', _autograd_isneginf_out)
+
+
+_op_frexp_Tensor = _get_op('aten::frexp.Tensor')
+_fw_frexp_Tensor = FwSpec(_op_frexp_Tensor, (0,), (False,), 'functional', None)
+
+
+def _autograd_frexp_Tensor(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_frexp_Tensor, _autograd_frexp_Tensor, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.FrexpBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_frexp_Tensor.redispatch(ks, self)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_frexp_Tensor.redispatch(ks, self)
+
+
+register_autograd('aten::frexp.Tensor', _autograd_frexp_Tensor)
+
+
+_op_frexp_Tensor_out = _get_op('aten::frexp.Tensor_out')
+
+
+def _autograd_frexp_Tensor_out(ks, self, mantissa, exponent):
+    if (type(self) is _TI and self.autograd is not None) or (type(mantissa) is _TI and mantissa.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None):
+        out_not_differentiable('frexp', self, mantissa, exponent)
+    result = _op_frexp_Tensor_out.redispatch(ks, self, mantissa, exponent)
+    if _fw.level >= 0:
+        out_no_forward_ad('frexp', self, mantissa, exponent)
+    return result
+
+
+register_autograd('aten::frexp.Tensor_out', _autograd_frexp_Tensor_out)
+
+
+_op_ldexp_Tensor = _get_op('aten::ldexp.Tensor')
+_fw_ldexp_Tensor = FwSpec(_op_ldexp_Tensor, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_ldexp_Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ldexp_Tensor, _autograd_ldexp_Tensor, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.LdexpBackward0()
+        node.next_edges = record.edges(self, other)
+        node.other_ = record.save(other) if node.should_compute_output(0) else None
+        result = _op_ldexp_Tensor.redispatch(ks, self, other)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_ldexp_Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::ldexp.Tensor', _autograd_ldexp_Tensor)
+
+
+_op_ldexp_ = _get_op('aten::ldexp_')
+_fw_ldexp_ = FwSpec(_op_ldexp_, (0, 1), (False, False), 'inplace', None)
+
+
+def _autograd_ldexp_(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ldexp_, _autograd_ldexp_, ks, self, other)
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        check_inplace(self)
+        node = _n.LdexpBackward0()
+        node.next_edges = record.edges(self, other)
+        node.other_ = record.save(other) if node.should_compute_output(0) else None
+        result = _op_ldexp_.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_ldexp_.redispatch(ks, self, other)
+
+
+register_autograd('aten::ldexp_', _autograd_ldexp_)
+
+
+_op_ldexp_out = _get_op('aten::ldexp.out')
+
+
+def _autograd_ldexp_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('ldexp', self, other, out)
+    result = _op_ldexp_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('ldexp', self, other, out)
+    return result
+
+
+register_autograd('aten::ldexp.out', _autograd_ldexp_out)
 
 
 _op_bernoulli = _get_op('aten::bernoulli')

@@ -1148,12 +1148,201 @@ class SliceInverseBackward0(NodeBase):
         return self.step_
 
 
+def _SliceScatterBackward0_0(grad, grads, src, dim, start, end, step):
+    return grad.slice_scatter(zeros_like(src), dim, start, end, step)
+
+
+def _SliceScatterBackward0_1(grad, grads, src, dim, start, end, step):
+    return slice_of(grad, dim, start, end, step)
+
+
+class SliceScatterBackward0(NodeBase):
+    """Backward of ``slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:107)."""
+
+    __slots__ = ('src_', 'dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ('src_',)
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        src = _unpack(node, node.src_, 'SliceScatterBackward0')
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SliceScatterBackward0_0(grad, grads, src, dim, start, end, step))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SliceScatterBackward0_1(grad, grads, src, dim, start, end, step))
+        return out
+
+    @property
+    def _saved_src(self):
+        return _unpack(self, self.src_, 'SliceScatterBackward0')
+
+    @property
+    def _raw_saved_src(self):
+        return self.src_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_start(self):
+        return self.start_
+
+    @property
+    def _saved_end(self):
+        return self.end_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+
+def _SelectScatterBackward0_0(grad, grads, src, dim, index):
+    return grad.select_scatter(zeros_like(src), dim, index)
+
+
+def _SelectScatterBackward0_1(grad, grads, src, dim, index):
+    return grad.select(dim, index)
+
+
+class SelectScatterBackward0(NodeBase):
+    """Backward of ``select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:112)."""
+
+    __slots__ = ('src_', 'dim_', 'index_')
+    _tensor_slots = ('src_',)
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        src = _unpack(node, node.src_, 'SelectScatterBackward0')
+        dim = node.dim_
+        index = node.index_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SelectScatterBackward0_0(grad, grads, src, dim, index))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SelectScatterBackward0_1(grad, grads, src, dim, index))
+        return out
+
+    @property
+    def _saved_src(self):
+        return _unpack(self, self.src_, 'SelectScatterBackward0')
+
+    @property
+    def _raw_saved_src(self):
+        return self.src_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_index(self):
+        return self.index_
+
+
+def _DiagonalScatterBackward0_0(grad, grads, src, offset, dim1, dim2):
+    return grad.diagonal_scatter(zeros_like(src), offset, dim1, dim2)
+
+
+def _DiagonalScatterBackward0_1(grad, grads, src, offset, dim1, dim2):
+    return grad.diagonal(offset, dim1, dim2)
+
+
+class DiagonalScatterBackward0(NodeBase):
+    """Backward of ``diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:117)."""
+
+    __slots__ = ('src_', 'offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ('src_',)
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        src = _unpack(node, node.src_, 'DiagonalScatterBackward0')
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DiagonalScatterBackward0_0(grad, grads, src, offset, dim1, dim2))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_DiagonalScatterBackward0_1(grad, grads, src, offset, dim1, dim2))
+        return out
+
+    @property
+    def _saved_src(self):
+        return _unpack(self, self.src_, 'DiagonalScatterBackward0')
+
+    @property
+    def _raw_saved_src(self):
+        return self.src_
+
+    @property
+    def _saved_offset(self):
+        return self.offset_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+    @property
+    def _saved_dim2(self):
+        return self.dim2_
+
+
+def _AsStridedScatterBackward0_0(grad, grads, size, stride, storage_offset, self_geometry, src_geometry):
+    return as_strided_scatter_backward(grad, self_geometry, src_geometry, size, stride, storage_offset)
+
+
+class AsStridedScatterBackward0(NodeBase):
+    """Backward of ``as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:122)."""
+
+    __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_', 'src_geometry_')
+    _tensor_slots = ()
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        size = node.size_
+        stride = node.stride_
+        storage_offset = node.storage_offset_
+        self_geometry = node.self_geometry_
+        src_geometry = node.src_geometry_
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _AsStridedScatterBackward0_0(grad, grads, size, stride, storage_offset, self_geometry, src_geometry)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_size(self):
+        return self.size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_storage_offset(self):
+        return self.storage_offset_
+
+
 def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
     return diagonal_backward(grad, self_sizes, offset, dim1, dim2)
 
 
 class DiagonalBackward0(NodeBase):
-    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:106)."""
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:126)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -1193,7 +1382,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0(NodeBase):
-    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:110)."""
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:130)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -1233,7 +1422,7 @@ def _SplitBackward0_0(grad, grads, dim):
 
 
 class SplitBackward0(NodeBase):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:114)."""
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:134)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1258,7 +1447,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0(NodeBase):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:118)."""
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:138)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1283,7 +1472,7 @@ def _UnsafeSplitBackward0_0(grad, grads, dim):
 
 
 class UnsafeSplitBackward0(NodeBase):
-    """Backward of ``unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:122)."""
+    """Backward of ``unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:142)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1308,7 +1497,7 @@ def _UnsafeSplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class UnsafeSplitWithSizesBackward0(NodeBase):
-    """Backward of ``unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:126)."""
+    """Backward of ``unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:146)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1333,7 +1522,7 @@ def _UnbindBackward0_0(grad, grads, dim):
 
 
 class UnbindBackward0(NodeBase):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:130)."""
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:150)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1358,7 +1547,7 @@ def _AliasBackward0_0(grad, grads):
 
 
 class AliasBackward0(NodeBase):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:134)."""
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:154)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1378,7 +1567,7 @@ def _CloneBackward0_0(grad, grads):
 
 
 class CloneBackward0(NodeBase):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:138)."""
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:158)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1398,7 +1587,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
 
 
 class ToCopyBackward0(NodeBase):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:142)."""
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:162)."""
 
     __slots__ = ('self_dtype_',)
     _tensor_slots = ()
@@ -1414,12 +1603,66 @@ class ToCopyBackward0(NodeBase):
         return out
 
 
+def _FillBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class FillBackward0(NodeBase):
+    """Backward of ``fill.Scalar(Tensor self, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:169)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FillBackward0_0(grad, grads))
+        return out
+
+
+def _FillBackward0_jvp(self_p, self_t, value, result):
+    return zeros_like(self_t)
+
+
+def _FillBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+def _FillBackward1_1(grad, grads):
+    return grad.sum()
+
+
+class FillBackward1(NodeBase):
+    """Backward of ``fill.Tensor(Tensor self, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:173)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self', 'value')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FillBackward1_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FillBackward1_1(grad, grads))
+        return out
+
+
+def _FillBackward1_jvp(self_p, self_t, value_p, value_t, result):
+    return zeros_like(self_t) + value_t
+
+
 def _FillBackward2_0(grad, grads):
     return zeros_like(grad)
 
 
 class FillBackward2(NodeBase):
-    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:162)."""
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:178)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1447,7 +1690,7 @@ def _FillBackward3_1(grad, grads):
 
 
 class FillBackward3(NodeBase):
-    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:166)."""
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:182)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1473,7 +1716,7 @@ def _ZeroBackward0_0(grad, grads):
 
 
 class ZeroBackward0(NodeBase):
-    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:171)."""
+    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:187)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1497,7 +1740,7 @@ def _TestAutogradMultipleDispatchBackward0_0(grad, grads, self_sizes):
 
 
 class TestAutogradMultipleDispatchBackward0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:182)."""
+    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:198)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1522,7 +1765,7 @@ def _TestAutogradMultipleDispatchBackwardAutogradCUDA0_0(grad, grads, self_sizes
 
 
 class TestAutogradMultipleDispatchBackwardAutogradCUDA0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:182)."""
+    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:198)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1547,7 +1790,7 @@ def _TestAutogradMultipleDispatchViewBackward0_0(grad, grads, self_sizes):
 
 
 class TestAutogradMultipleDispatchViewBackward0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:197)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:213)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1572,7 +1815,7 @@ def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_0(grad, grads, self_s
 
 
 class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:197)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:213)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -10714,6 +10957,79 @@ class NextafterBackward0(NodeBase):
         return self.other_
 
 
+def _FrexpBackward0_0(grad, grads, result):
+    return grad / result[1].exp2()
+
+
+class FrexpBackward0(NodeBase):
+    """Backward of ``frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)`` (glasstorch/_ops/derivatives/pointwise.yaml:437)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'FrexpBackward0', node)
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FrexpBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_exponent(self):
+        return wrap_saved(self.result_[1], 'FrexpBackward0', self)
+
+    @property
+    def _raw_saved_exponent(self):
+        return self.result_[1]
+
+
+def _LdexpBackward0_0(grad, grads, other, result):
+    return grad * ldexp_scale(other).conj()
+
+
+def _LdexpBackward0_1(grad, grads, other, result):
+    return grad * result.conj() * 0.6931471805599453
+
+
+class LdexpBackward0(NodeBase):
+    """Backward of ``ldexp.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:441)."""
+
+    __slots__ = ('other_', 'result_')
+    _tensor_slots = ('other_', 'result_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'LdexpBackward0')
+        result = wrap_saved(node.result_, 'LdexpBackward0', node)
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LdexpBackward0_0(grad, grads, other, result))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LdexpBackward0_1(grad, grads, other, result))
+        return out
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'LdexpBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LdexpBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
 def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 
@@ -15073,7 +15389,7 @@ def _UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0_copy(NodeBase):
-    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:110)."""
+    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:130)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -15113,7 +15429,7 @@ def _DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0_copy(NodeBase):
-    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:106)."""
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:126)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -15153,7 +15469,7 @@ def _SplitBackward0_copy_0(grad, grads, dim):
 
 
 class SplitBackward0_copy(NodeBase):
-    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:114)."""
+    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:134)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -15178,7 +15494,7 @@ def _SplitWithSizesBackward0_copy_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0_copy(NodeBase):
-    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:118)."""
+    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:138)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -15203,7 +15519,7 @@ def _UnbindBackward0_copy_0(grad, grads, dim):
 
 
 class UnbindBackward0_copy(NodeBase):
-    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:130)."""
+    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:150)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -15228,7 +15544,7 @@ def _AliasBackward0_copy_0(grad, grads):
 
 
 class AliasBackward0_copy(NodeBase):
-    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:134)."""
+    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:154)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -15248,7 +15564,7 @@ def _TestAutogradMultipleDispatchViewBackward0_copy_0(grad, grads, self_sizes):
 
 
 class TestAutogradMultipleDispatchViewBackward0_copy(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:197)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:213)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -15273,7 +15589,7 @@ def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy_0(grad, grads, s
 
 
 class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:197)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:213)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()

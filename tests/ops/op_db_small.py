@@ -1,0 +1,91 @@
+"""OpInfo entries for the small operators of issue 20: the view-inverse scatters (slice/select/diagonal/
+as_strided_scatter), the functional fill, frexp and ldexp.
+
+Each entry runs through test_ops.py (function, method, in-place, out= forms; values, dtypes, shapes; gradients and
+gradcheck; error type and message), against torch.
+"""
+
+from __future__ import annotations
+
+from opinfo import ALL, ALL_FLOAT, ErrorSample, OpInfo, Sample, T
+
+
+def slice_scatter_samples(dtype):
+    yield Sample((T((4, 6)), T((4, 2), seed=1)), {"dim": 1, "start": 1, "end": 5, "step": 2}, name="step 2")
+    yield Sample((T((4, 6)), T((2, 6), seed=1)), {"start": 2}, name="dim 0 tail")
+    yield Sample((T((4, 6), layout="transposed"), T((4, 3), seed=1)), {"dim": -1, "end": 3}, name="transposed")
+    yield Sample((T((3,)), T((0,), seed=1)), {"start": 3}, name="empty slice")
+
+
+def select_scatter_samples(dtype):
+    yield Sample((T((4, 6)), T((6,), seed=1), 0, 2), name="dim 0")
+    yield Sample((T((4, 6), layout="transposed"), T((4,), seed=1), 1, -1), name="transposed negative index")
+    yield Sample((T((5,)), T((), seed=1), 0, 3), name="to 0-dim")
+
+
+def diagonal_scatter_samples(dtype):
+    yield Sample((T((4, 4)), T((4,), seed=1)), name="main")
+    yield Sample((T((3, 5)), T((3,), seed=1), 1), name="offset 1")
+    yield Sample((T((2, 3, 4)), T((3, 2), seed=1), -1, 0, 2), name="3d dims 0, 2")
+
+
+def as_strided_scatter_samples(dtype):
+    yield Sample((T((4, 5)), T((2, 2), seed=1), (2, 2), (1, 2), 1), name="offset")
+    yield Sample((T((3, 3)), T((3,), seed=1), (3,), (4,)), name="the diagonal")
+
+
+def scatter_size_errors():
+    return [ErrorSample((T((3, 4)), T((3, 3))), {"dim": 1, "start": 0, "end": 2}, name="src size")]
+
+
+def fill_samples(dtype):
+    yield Sample((T((2, 3)), 2), name="number")
+    yield Sample((T((2, 3), layout="transposed"), T((), seed=1)), name="0-dim tensor")
+    yield Sample((T((0, 3)), 1), name="empty")
+
+
+def fill_errors():
+    return [ErrorSample((T((2, 3)), T((2,))), name="1-d value")]
+
+
+def frexp_samples(dtype):
+    yield Sample((T((3, 4), low=-1e3, high=1e3),), name="spread")
+    yield Sample((T((2, 3), layout="transposed"),), name="transposed")
+    yield Sample((T(()),), name="0-dim")
+
+
+def frexp_errors():
+    return [ErrorSample((T((2,), dtype="int64"),), name="integer"),
+            ErrorSample((T((2,)),), {"out": (T((0,), dtype="float64"), T((0,), dtype="int32"))}, name="mantissa dtype"),
+            ErrorSample((T((2,)),), {"out": (T((0,)), T((0,), dtype="int64"))}, name="exponent dtype")]
+
+
+def ldexp_samples(dtype):
+    # non-negative: PyTorch's backward multiplies by the integer pow(2, other), which is 0 for a negative exponent
+    yield Sample((T((3, 4)), T((3, 4), dtype="int64", low=0, high=4, seed=1)), name="integer exponents")
+    yield Sample((T((3, 4)), T((4,), low=-3, high=3, seed=1)), name="float exponents broadcast")
+    yield Sample((T((2, 3), layout="transposed"), T((2, 3), dtype="float64", low=-2, high=2, seed=1)),
+                 name="double exponents")
+
+
+def ldexp_errors():
+    return [ErrorSample((T((2,), dtype="int64"), T((2,))), {"out": T((2,), dtype="int64")}, name="integer out")]
+
+
+OPS = [
+    OpInfo("slice_scatter", aten=("slice_scatter", "slice_scatter.out"), samples=slice_scatter_samples, dtypes=ALL,
+           method=True, out=True, errors=scatter_size_errors),
+    OpInfo("select_scatter", aten=("select_scatter",), samples=select_scatter_samples,
+           dtypes=ALL, method=True),
+    OpInfo("diagonal_scatter", aten=("diagonal_scatter",), samples=diagonal_scatter_samples,
+           dtypes=ALL, method=True),
+    # gradcheck=False: PyTorch's backward gives self the scattered positions of grad (not the others), which is no
+    # derivative; glasstorch returns the same gradients (test_op_grad compares them)
+    OpInfo("as_strided_scatter", aten=("as_strided_scatter",), samples=as_strided_scatter_samples, dtypes=ALL,
+           method=True, gradcheck=False),
+    OpInfo("fill", aten=("fill.Scalar", "fill.Tensor"), samples=fill_samples, dtypes=ALL, errors=fill_errors),
+    OpInfo("frexp", aten=("frexp.Tensor", "frexp.Tensor_out"), samples=frexp_samples, dtypes=ALL_FLOAT, method=True,
+           out=True, errors=frexp_errors, gradcheck=False),
+    OpInfo("ldexp", aten=("ldexp.Tensor", "ldexp_", "ldexp.out"), samples=ldexp_samples, dtypes=ALL_FLOAT,
+           method=True, inplace=True, out=True, errors=ldexp_errors, grad_rtol=1e-5),
+]
