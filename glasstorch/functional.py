@@ -1,5 +1,6 @@
 """Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive``, ``norm``,
-``broadcast_tensors``, ``atleast_1d``/``2d``/``3d``, ``lu``, ``tensordot``, ``block_diag``, ``cartesian_prod`` — and
+``broadcast_tensors``, ``atleast_1d``/``2d``/``3d``, ``lu``, ``tensordot``, ``block_diag``, ``cartesian_prod``,
+``unravel_index`` — and
 the ``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
 
 PyTorch writes these in Python over the aten operators; so does glasstorch: each parses its arguments the
@@ -13,14 +14,20 @@ Invariant: no data is touched here; every result comes from an operator.
 
 from __future__ import annotations
 
+import itertools
+import operator
+from collections.abc import Sequence
+
+from . import _functions as _fn
 from . import linalg as _linalg
+from ._core import dtype as _dt
 from ._core import shape as _shape
 from ._generated import functions as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
            "stft", "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod", "meshgrid",
-           "install"]
+           "unravel_index", "install"]
 
 
 def _subscript(n) -> str:
@@ -273,6 +280,32 @@ def meshgrid(*tensors, indexing=None):
     return tuple(_ops.meshgrid(tensors, indexing=indexing))
 
 
+def unravel_index(indices, shape):
+    """The coordinates in ``shape`` of each flat (row-major) index, one tensor per dimension; indices past the
+    end wrap around (each coordinate is taken modulo its size), as PyTorch's ``torch.unravel_index`` does.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> [c.tolist() for c in torch.unravel_index(torch.tensor([5, 7]), (2, 4))]
+        [[1, 1], [1, 3]]
+    """
+    if indices.is_complex() or indices.is_floating_point() or indices.dtype == _dt.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if not isinstance(shape, (int, Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    for d in shape:
+        if not isinstance(d, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(d)}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")
+    # the row-major stride of each dimension: the product of the sizes after it
+    strides = list(itertools.accumulate(reversed(shape[1:] + [1]), operator.mul))[::-1]
+    coords = _ops.remainder(_ops.floor_divide(indices.unsqueeze(-1), _fn.tensor(strides, device=indices.device)),
+                            _fn.tensor(shape, dtype=_dt.int64, device=indices.device))
+    return coords.unbind(-1)
+
+
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
 
@@ -319,7 +352,7 @@ def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
                  "atleast_2d", "atleast_3d", "lu", "tensordot", "block_diag",
-                 "cartesian_prod", "meshgrid", "stft"):
+                 "cartesian_prod", "meshgrid", "stft", "unravel_index"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu"),

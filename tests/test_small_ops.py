@@ -109,3 +109,18 @@ def test_ldexp_gradients_and_out_errors():
     assert_same_error(lambda: gt.frexp(gt.ones(2), out=(gt.empty(0, dtype=gt.float64), gt.empty(0, dtype=gt.int32))),
                       lambda: torch.frexp(torch.ones(2), out=(torch.empty(0, dtype=torch.float64),
                                                               torch.empty(0, dtype=torch.int32))))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64"])
+def test_unravel_index(dtype):
+    for shape in [(2, 4), 8, (3, 1, 2)]:
+        g, t = both(lambda m, shape=shape: m.unravel_index(m.tensor([5, 7, 0], dtype=getattr(m, dtype)), shape))
+        for a, b in zip(g, t, strict=True):
+            assert_same(a, b)
+
+
+@pytest.mark.parametrize("args", [("float", (2,)), ("int", (2.0,)), ("int", (-2,)), ("int", "ab")])
+def test_unravel_index_errors(args):
+    kind, shape = args
+    assert_same_error(lambda: gt.unravel_index(gt.tensor([1.0] if kind == "float" else [1]), shape),
+                      lambda: torch.unravel_index(torch.tensor([1.0] if kind == "float" else [1]), shape))

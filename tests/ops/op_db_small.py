@@ -1,5 +1,6 @@
 """OpInfo entries for the small operators of issue 20: the view-inverse scatters (slice/select/diagonal/
-as_strided_scatter), the functional fill, frexp and ldexp.
+as_strided_scatter), the functional fill, frexp, ldexp, put, addr, _softmax_backward_data, _safe_softmax and
+native_dropout_backward.
 
 Each entry runs through test_ops.py (function, method, in-place, out= forms; values, dtypes, shapes; gradients and
 gradcheck; error type and message), against torch.
@@ -7,7 +8,7 @@ gradcheck; error type and message), against torch.
 
 from __future__ import annotations
 
-from opinfo import ALL, ALL_FLOAT, ErrorSample, OpInfo, Sample, T
+from opinfo import ALL, ALL_FLOAT, DType, ErrorSample, OpInfo, Sample, T
 
 
 def slice_scatter_samples(dtype):
@@ -72,6 +73,50 @@ def ldexp_errors():
     return [ErrorSample((T((2,), dtype="int64"), T((2,))), {"out": T((2,), dtype="int64")}, name="integer out")]
 
 
+def put_samples(dtype):
+    idx = T((3,), dtype="int64", values=[0, -1, 4])
+    yield Sample((T((2, 3)), idx, T((3,), seed=1)), name="negative index")
+    yield Sample((T((2, 3), layout="transposed"), T((2, 2), dtype="int64", values=[[1, 1], [5, 0]]),
+                  T((2, 2), seed=1), True), name="accumulate duplicates, transposed")
+    yield Sample((T((4,)), T((0,), dtype="int64"), T((0,), seed=1)), name="nothing to put")
+
+
+def put_errors():
+    return [ErrorSample((T((2, 3)), T((1,), dtype="int64", values=[6]), T((1,))), name="out of range"),
+            ErrorSample((T((2, 3)), T((2,), dtype="int64", values=[0, 1]), T((1,))), name="numel"),
+            ErrorSample((T((2, 3)), T((1,), dtype="int32", values=[0]), T((1,))), name="index dtype")]
+
+
+def addr_samples(dtype):
+    yield Sample((T((3, 4)), T((3,), seed=1), T((4,), seed=2)), name="plain")
+    yield Sample((T((4,)), T((3,), seed=1), T((4,), seed=2)), {"beta": 2, "alpha": 3}, name="broadcast self")
+    yield Sample((T((3, 4), layout="transposed"), T((3,), seed=1), T((4,), seed=2)), {"beta": 0},
+                 name="beta 0", skip_inplace=True)
+
+
+def addr_errors():
+    return [ErrorSample((T((2, 2)), T((2, 1)), T((2,))), name="2-d vec1"),
+            ErrorSample((T((2, 2), dtype="int64"), T((2,), dtype="int64"), T((2,), dtype="int64")), {"beta": 0.5},
+                        name="float beta on ints")]
+
+
+def softmax_backward_data_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), low=0, high=1, seed=1), 1, DType(dtype)), name="dim 1")
+    yield Sample((T((2, 3, 2), layout="transposed"), T((2, 3, 2), low=0, high=1, seed=1), 0, DType(dtype)),
+                 name="dim 0 transposed")
+
+
+def safe_softmax_samples(dtype):
+    rows = [[float("-inf"), float("-inf"), float("-inf")], [1.0, float("-inf"), 2.0]]
+    yield Sample((T((2, 3), values=rows), 1), name="an all -inf row")
+    yield Sample((T((3, 4)), 0), name="dim 0")
+
+
+def dropout_backward_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), dtype="bool", seed=1), 2.0), name="scale 2")
+    yield Sample((T((5,)), T((5,), dtype="bool", seed=2), 1.25), name="1-d")
+
+
 OPS = [
     OpInfo("slice_scatter", aten=("slice_scatter", "slice_scatter.out"), samples=slice_scatter_samples, dtypes=ALL,
            method=True, out=True, errors=scatter_size_errors),
@@ -88,4 +133,15 @@ OPS = [
            out=True, errors=frexp_errors, gradcheck=False),
     OpInfo("ldexp", aten=("ldexp.Tensor", "ldexp_", "ldexp.out"), samples=ldexp_samples, dtypes=ALL_FLOAT,
            method=True, inplace=True, out=True, errors=ldexp_errors, grad_rtol=1e-5),
+    OpInfo("put", aten=("put", "put_"), samples=put_samples, dtypes=ALL, method=True, inplace=True,
+           errors=put_errors),
+    OpInfo("addr", aten=("addr", "addr_", "addr.out"), samples=addr_samples, dtypes=ALL, method=True, inplace=True,
+           out=True, errors=addr_errors),
+    OpInfo("_softmax_backward_data", aten=("_softmax_backward_data",), samples=softmax_backward_data_samples,
+           dtypes=ALL_FLOAT, rtol=1e-3, atol=1e-3),
+    # rtol: bfloat16 softmax results may differ from torch's by one unit in the last place
+    OpInfo("_safe_softmax", aten=("_safe_softmax",), samples=safe_softmax_samples, dtypes=ALL_FLOAT, rtol=8e-3,
+           atol=1e-3),
+    OpInfo("ops.aten.native_dropout_backward", aten=("native_dropout_backward",), samples=dropout_backward_samples,
+           dtypes=ALL_FLOAT),
 ]

@@ -19,12 +19,14 @@ from glasstorch._ops.kernels.composite import foreach as _k_kernels_composite_fo
 from glasstorch._ops.decompositions import foreach as _k_decompositions_foreach
 from glasstorch._ops.kernels.cpu import index as _k_kernels_cpu_index
 from glasstorch._ops.decompositions import index as _k_decompositions_index
+from glasstorch._ops.kernels.cpu import put as _k_kernels_cpu_put
 from glasstorch._ops.decompositions import integration as _k_decompositions_integration
 from glasstorch._ops.kernels.sparse import coo as _k_kernels_sparse_coo
 from glasstorch._ops.kernels.cpu import linalg as _k_kernels_cpu_linalg
 from glasstorch._ops.decompositions import linalg as _k_decompositions_linalg
 from glasstorch._ops.kernels.composite import products as _k_kernels_composite_products
 from glasstorch._ops.kernels.cpu import spectral as _k_kernels_cpu_spectral
+from glasstorch._ops.kernels.cpu import addr as _k_kernels_cpu_addr
 from glasstorch._ops.decompositions import linalg_lapack as _k_decompositions_linalg_lapack
 from glasstorch._ops.kernels.cpu import lapack as _k_kernels_cpu_lapack
 from glasstorch._ops.kernels.cpu import linalg_misc as _k_kernels_cpu_linalg_misc
@@ -32,6 +34,7 @@ from glasstorch._ops.kernels.cpu import orthogonal as _k_kernels_cpu_orthogonal
 from glasstorch._ops.kernels.composite import linalg as _k_kernels_composite_linalg
 from glasstorch._ops.decompositions import nn as _k_decompositions_nn
 from glasstorch._ops.kernels.cpu import activation as _k_kernels_cpu_activation
+from glasstorch._ops.kernels.cpu import softmax_backward as _k_kernels_cpu_softmax_backward
 from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
 from glasstorch._ops.kernels.cpu import random_ops as _k_kernels_cpu_random_ops
 from glasstorch._ops.decompositions import distance as _k_decompositions_distance
@@ -298,6 +301,8 @@ gather = _def('gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=Fa
 gather_out = _def('gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)')
 take = _def('take(Tensor self, Tensor index) -> Tensor')
 take_out = _def('take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)')
+put_ = _def('put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)')
+put = _def('put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor')
 take_along_dim = _def('take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor')
 take_along_dim_out = _def('take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)')
 scatter_src = _def('scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor')
@@ -393,6 +398,9 @@ linalg_svd = _def('linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=
 linalg_svd_U = _def('linalg_svd.U(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)')
 linalg_svdvals = _def('linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor')
 linalg_svdvals_out = _def('linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)')
+addr = _def('addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
+addr_ = _def('addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)')
+addr_out = _def('addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
 linalg_lu_factor = _def('linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)')
 linalg_lu_factor_out = _def('linalg_lu_factor.out(Tensor A, *, bool pivot=True, Tensor(a!) LU, Tensor(b!) pivots) -> (Tensor(a!) LU, Tensor(b!) pivots)')
 linalg_lu_factor_ex = _def('linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)')
@@ -510,6 +518,8 @@ softmax_int = _def('softmax.int(Tensor self, int dim, ScalarType? dtype=None) ->
 softmax_int_out = _def('softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)')
 _softmax = _def('_softmax(Tensor self, int dim, bool half_to_float) -> Tensor')
 _softmax_out = _def('_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)')
+_softmax_backward_data = _def('_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor')
+_safe_softmax = _def('_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
 log_softmax_int = _def('log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
 log_softmax_int_out = _def('log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)')
 _log_softmax = _def('_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor')
@@ -588,6 +598,7 @@ native_group_norm = _def('native_group_norm(Tensor input, Tensor? weight, Tensor
 dropout = _def('dropout(Tensor input, float p, bool train) -> Tensor')
 dropout_ = _def('dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)')
 native_dropout = _def('native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)')
+native_dropout_backward = _def('native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor')
 embedding = _def('embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor')
 embedding_renorm_ = _def('embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)')
 cosine_similarity = _def('cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor')
@@ -1955,6 +1966,9 @@ _reg(take, "CPU", _k_kernels_cpu_index.take)
 _reg(take, "Meta", _k_kernels_cpu_index.take)
 _reg(take_out, "CPU", _k_kernels_cpu_index.take_out)
 _reg(take_out, "Meta", _k_kernels_cpu_index.take_out)
+_reg(put_, "CPU", _k_kernels_cpu_put.put_)
+_reg(put_, "Meta", _k_kernels_cpu_put.put_)
+_reg(put, "CompositeExplicitAutograd", _k_kernels_cpu_put.put)
 _reg(take_along_dim, "CompositeImplicitAutograd", _k_decompositions_index.take_along_dim)
 _reg(take_along_dim_out, "CompositeImplicitAutograd", _k_decompositions_index.take_along_dim_out)
 
@@ -2275,6 +2289,12 @@ _reg(linalg_svd, "CompositeImplicitAutograd", _k_decompositions_linalg.linalg_sv
 _reg(linalg_svd_U, "CompositeImplicitAutograd", _k_decompositions_linalg.linalg_svd_U)
 _reg(linalg_svdvals, "CompositeImplicitAutograd", _k_decompositions_linalg.linalg_svdvals)
 _reg(linalg_svdvals_out, "CompositeImplicitAutograd", _k_decompositions_linalg.linalg_svdvals_out)
+_reg(addr, "CPU", _k_kernels_cpu_addr.addr)
+_reg(addr, "Meta", _k_kernels_cpu_addr.addr)
+_reg(addr_, "CPU", _k_kernels_cpu_addr.addr_)
+_reg(addr_, "Meta", _k_kernels_cpu_addr.addr_)
+_reg(addr_out, "CPU", _k_kernels_cpu_addr.addr_out)
+_reg(addr_out, "Meta", _k_kernels_cpu_addr.addr_out)
 _reg(linalg_lu_factor, "CompositeImplicitAutograd", _k_decompositions_linalg_lapack.linalg_lu_factor)
 _reg(linalg_lu_factor_out, "CompositeImplicitAutograd", _k_decompositions_linalg_lapack.linalg_lu_factor_out)
 _reg(linalg_lu_factor_ex, "CPU", _k_kernels_cpu_lapack.linalg_lu_factor_ex)
@@ -2450,6 +2470,9 @@ _reg(_softmax, "CPU", _functional(_k_kernels_cpu_activation.softmax_out, 3, __so
 _reg(_softmax, "Meta", _functional(_k_kernels_cpu_activation.softmax_out, 3, __softmax_structured), '__softmax_structured')
 _reg(_softmax_out, "CPU", _k_kernels_cpu_activation.softmax_out)
 _reg(_softmax_out, "Meta", _k_kernels_cpu_activation.softmax_out)
+_reg(_softmax_backward_data, "CPU", _k_kernels_cpu_softmax_backward.softmax_backward_data)
+_reg(_softmax_backward_data, "Meta", _k_kernels_cpu_softmax_backward.softmax_backward_data)
+_reg(_safe_softmax, "CompositeExplicitAutograd", _k_decompositions_nn.safe_softmax)
 _reg(log_softmax_int, "CompositeImplicitAutograd", _k_decompositions_nn.log_softmax_int)
 _reg(log_softmax_int_out, "CompositeExplicitAutograd", _k_decompositions_nn.log_softmax_int_out)
 
@@ -2768,6 +2791,7 @@ _reg(dropout, "CompositeImplicitAutograd", _k_decompositions_nn.dropout)
 _reg(dropout_, "CompositeImplicitAutograd", _k_decompositions_nn.dropout_)
 _reg(native_dropout, "CPU", _k_kernels_cpu_random_ops.native_dropout_impl)
 _reg(native_dropout, "Meta", _k_kernels_cpu_random_ops.native_dropout_impl)
+_reg(native_dropout_backward, "CompositeExplicitAutograd", _k_decompositions_nn.native_dropout_backward)
 _reg(embedding, "CompositeExplicitAutograd", _k_kernels_cpu_activation.embedding_kernel)
 _reg(embedding_renorm_, "CPU", _k_kernels_cpu_activation.embedding_renorm_kernel)
 _reg(embedding_renorm_, "Meta", _k_kernels_cpu_activation.embedding_renorm_kernel)
@@ -6651,6 +6675,7 @@ _layer(masked_scatter_, "ADInplaceOrView", _layers.inplace_kernel(masked_scatter
 _layer(index_select_out, "ADInplaceOrView", _layers.inplace_kernel(index_select_out, (3,)))
 _layer(gather_out, "ADInplaceOrView", _layers.inplace_kernel(gather_out, (4,)))
 _layer(take_out, "ADInplaceOrView", _layers.inplace_kernel(take_out, (2,)))
+_layer(put_, "ADInplaceOrView", _layers.inplace_kernel(put_, (0,)))
 _layer(scatter__src, "ADInplaceOrView", _layers.inplace_kernel(scatter__src, (0,)))
 _layer(scatter_src_out, "ADInplaceOrView", _layers.inplace_kernel(scatter_src_out, (4,)))
 _layer(scatter__value, "ADInplaceOrView", _layers.inplace_kernel(scatter__value, (0,)))
@@ -6692,6 +6717,8 @@ _layer(vdot_out, "ADInplaceOrView", _layers.inplace_kernel(vdot_out, (2,)))
 _layer(linear_out, "ADInplaceOrView", _layers.inplace_kernel(linear_out, (3,)))
 _layer(trace_out, "ADInplaceOrView", _layers.inplace_kernel(trace_out, (1,)))
 _layer(_linalg_svd_U, "ADInplaceOrView", _layers.inplace_kernel(_linalg_svd_U, (4, 5, 6)))
+_layer(addr_, "ADInplaceOrView", _layers.inplace_kernel(addr_, (0,)))
+_layer(addr_out, "ADInplaceOrView", _layers.inplace_kernel(addr_out, (5,)))
 _layer(linalg_lu_factor_ex_out, "ADInplaceOrView", _layers.inplace_kernel(linalg_lu_factor_ex_out, (3, 4, 5)))
 _layer(linalg_lu_out, "ADInplaceOrView", _layers.inplace_kernel(linalg_lu_out, (2, 3, 4)))
 _layer(linalg_lu_solve_out, "ADInplaceOrView", _layers.inplace_kernel(linalg_lu_solve_out, (5,)))

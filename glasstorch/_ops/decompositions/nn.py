@@ -29,7 +29,7 @@ from ..kernels.cpu.activation import FLOATING, not_implemented, typemeta_name
 __all__ = ["softmax_int", "softmax_int_out", "log_softmax_int", "log_softmax_int_out", "celu", "celu_", "selu",
            "selu_", "relu6", "relu6_", "log_sigmoid", "log_sigmoid_out", "layer_norm", "batch_norm",
            "batch_norm_legit_no_training", "group_norm", "rms_norm", "fused_rms_norm", "check_rms_norm_inputs",
-           "dropout", "dropout_"]
+           "dropout", "dropout_", "safe_softmax", "native_dropout_backward"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -53,6 +53,18 @@ def softmax_int(self, dim, dtype):
 
 def softmax_int_out(self, dim, dtype, out):
     return aten._softmax_out(_to_dtype(self, dtype), dim, False, out)
+
+
+def safe_softmax(self, dim, dtype):
+    """``_safe_softmax``: softmax, with 0 on the rows (along ``dim``) that are all ``-inf``."""
+    out = aten.softmax_int(self, dim, dtype)
+    empty_rows = aten.all_dim(aten.eq_Scalar(self, float("-inf")), dim, True)
+    return aten.where_self(empty_rows, aten.scalar_tensor(0.0, out.dtype, None, out.device, None), out)
+
+
+def native_dropout_backward(grad_output, mask, scale):
+    """``grad_output * mask * scale`` (PyTorch's CPU kernel; an integral grad becomes float through the scale)."""
+    return aten.mul_Scalar(aten.mul_Tensor(grad_output, mask), scale)
 
 
 def log_softmax_int(self, dim, dtype):

@@ -2448,6 +2448,52 @@ def _autograd_take_out(ks, self, index, out):
 register_autograd('aten::take.out', _autograd_take_out)
 
 
+_op_put = _get_op('aten::put')
+_fw_put = FwSpec(_op_put, (0, 2), (False, False), 'functional', _n._PutBackward0_jvp)
+
+
+def _autograd_put(ks, self, index, source, accumulate):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_put, _autograd_put, ks, self, index, source, accumulate)
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+        node = _n.PutBackward0()
+        node.next_edges = record.edges(self, source)
+        node.index_ = record.save(index)
+        node.source_ = record.save(source)
+        node.accumulate_ = accumulate
+        result = _op_put.redispatch(ks, self, index, source, accumulate)
+        record.output(result, node)
+        return result
+    return _op_put.redispatch(ks, self, index, source, accumulate)
+
+
+register_autograd('aten::put', _autograd_put)
+
+
+_op_put_ = _get_op('aten::put_')
+_fw_put_ = FwSpec(_op_put_, (0, 2), (False, False), 'inplace', _n._PutBackward0_jvp)
+
+
+def _autograd_put_(ks, self, index, source, accumulate):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_put_, _autograd_put_, ks, self, index, source, accumulate)
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+        check_inplace(self)
+        node = _n.PutBackward0()
+        node.next_edges = record.edges(self, source)
+        node.index_ = record.save(index)
+        node.source_ = record.save(source)
+        node.accumulate_ = accumulate
+        result = _op_put_.redispatch(ks, self, index, source, accumulate)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_put_.redispatch(ks, self, index, source, accumulate)
+
+
+register_autograd('aten::put_', _autograd_put_)
+
+
 _op_scatter_src = _get_op('aten::scatter.src')
 _fw_scatter_src = FwSpec(_op_scatter_src, (0, 3), (False, False), 'functional', _n._ScatterBackward0_jvp)
 
@@ -3539,6 +3585,69 @@ def _autograd_trace_out(ks, self, out):
 
 
 register_autograd('aten::trace.out', _autograd_trace_out)
+
+
+_op_addr = _get_op('aten::addr')
+_fw_addr = FwSpec(_op_addr, (0, 1, 2), (False, False, False), 'functional', None)
+
+
+def _autograd_addr(ks, self, vec1, vec2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addr, _autograd_addr, ks, self, vec1, vec2, beta, alpha)
+    if ((type(self) is _TI and self.autograd is not None) or (type(vec1) is _TI and vec1.autograd is not None) or (type(vec2) is _TI and vec2.autograd is not None)) and _gs.enabled and requires_grad_any(self, vec1, vec2):
+        node = _n.AddrBackward0()
+        node.next_edges = record.edges(self, vec1, vec2)
+        node.vec1_ = record.save(vec1) if node.should_compute_output(2) else None
+        node.vec2_ = record.save(vec2) if node.should_compute_output(1) else None
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_addr.redispatch(ks, self, vec1, vec2, beta, alpha)
+        record.output(result, node)
+        return result
+    return _op_addr.redispatch(ks, self, vec1, vec2, beta, alpha)
+
+
+register_autograd('aten::addr', _autograd_addr)
+
+
+_op_addr_ = _get_op('aten::addr_')
+_fw_addr_ = FwSpec(_op_addr_, (0, 1, 2), (False, False, False), 'inplace', None)
+
+
+def _autograd_addr_(ks, self, vec1, vec2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addr_, _autograd_addr_, ks, self, vec1, vec2, beta, alpha)
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(vec1) is _TI and vec1.autograd is not None) or (type(vec2) is _TI and vec2.autograd is not None)) and _gs.enabled and requires_grad_any(self, vec1, vec2):
+        check_inplace(self)
+        node = _n.AddrBackward0()
+        node.next_edges = record.edges(self, vec1, vec2)
+        node.vec1_ = record.save(vec1) if node.should_compute_output(2) else None
+        node.vec2_ = record.save(vec2) if node.should_compute_output(1) else None
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_addr_.redispatch(ks, self, vec1, vec2, beta, alpha)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_addr_.redispatch(ks, self, vec1, vec2, beta, alpha)
+
+
+register_autograd('aten::addr_', _autograd_addr_)
+
+
+_op_addr_out = _get_op('aten::addr.out')
+
+
+def _autograd_addr_out(ks, self, vec1, vec2, beta, alpha, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(vec1) is _TI and vec1.autograd is not None) or (type(vec2) is _TI and vec2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('addr', self, vec1, vec2, out)
+    result = _op_addr_out.redispatch(ks, self, vec1, vec2, beta, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('addr', self, vec1, vec2, out)
+    return result
+
+
+register_autograd('aten::addr.out', _autograd_addr_out)
 
 
 _op_linalg_lu_factor_ex = _get_op('aten::linalg_lu_factor_ex')
@@ -5695,6 +5804,51 @@ def _autograd__softmax_out(ks, self, dim, half_to_float, out):
 register_autograd('aten::_softmax.out', _autograd__softmax_out)
 
 
+_op__softmax_backward_data = _get_op('aten::_softmax_backward_data')
+_fw__softmax_backward_data = FwSpec(_op__softmax_backward_data, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__softmax_backward_data, _autograd__softmax_backward_data, ks, grad_output, output, dim, input_dtype)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, output):
+        node = _n.SoftmaxBackwardDataBackward0()
+        node.next_edges = record.edges(grad_output, output)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.output_ = record.save(output)
+        node.dim_ = dim
+        node.input_dtype_ = input_dtype
+        result = _op__softmax_backward_data.redispatch(ks, grad_output, output, dim, input_dtype)
+        record.output(result, node)
+        return result
+    return _op__softmax_backward_data.redispatch(ks, grad_output, output, dim, input_dtype)
+
+
+register_autograd('aten::_softmax_backward_data', _autograd__softmax_backward_data)
+
+
+_op__safe_softmax = _get_op('aten::_safe_softmax')
+_fw__safe_softmax = FwSpec(_op__safe_softmax, (0,), (False,), 'functional', None)
+
+
+def _autograd__safe_softmax(ks, self, dim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__safe_softmax, _autograd__safe_softmax, ks, self, dim, dtype)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SafeSoftmaxBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
+        result = _op__safe_softmax.redispatch(ks, self, dim, dtype)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__safe_softmax.redispatch(ks, self, dim, dtype)
+
+
+register_autograd('aten::_safe_softmax', _autograd__safe_softmax)
+
+
 _op__log_softmax = _get_op('aten::_log_softmax')
 _fw__log_softmax = FwSpec(_op__log_softmax, (0,), (False,), 'functional', _n._LogSoftmaxBackward0_jvp)
 
@@ -5960,6 +6114,28 @@ def _autograd_native_dropout(ks, input, p, train):
 
 
 register_autograd('aten::native_dropout', _autograd_native_dropout)
+
+
+_op_native_dropout_backward = _get_op('aten::native_dropout_backward')
+_fw_native_dropout_backward = FwSpec(_op_native_dropout_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_native_dropout_backward(ks, grad_output, mask, scale):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_dropout_backward, _autograd_native_dropout_backward, ks, grad_output, mask, scale)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(mask) is _TI and mask.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, mask):
+        node = _n.NativeDropoutBackwardBackward0()
+        node.next_edges = record.edges(grad_output, mask)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(0) else None
+        node.mask_ = record.save(mask) if node.should_compute_output(0) else None
+        node.scale_ = scale
+        result = _op_native_dropout_backward.redispatch(ks, grad_output, mask, scale)
+        record.output(result, node)
+        return result
+    return _op_native_dropout_backward.redispatch(ks, grad_output, mask, scale)
+
+
+register_autograd('aten::native_dropout_backward', _autograd_native_dropout_backward)
 
 
 _op_embedding = _get_op('aten::embedding')

@@ -3152,6 +3152,59 @@ class TakeBackward0(NodeBase):
         return self.self_sizes_
 
 
+def _PutBackward0_0(grad, grads, index, source, accumulate):
+    return grad if accumulate else grad.put(index, zeros_like(source), False)
+
+
+def _PutBackward0_1(grad, grads, index, source, accumulate):
+    return grad.take(index).reshape_as(source)
+
+
+class PutBackward0(NodeBase):
+    """Backward of ``put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:41)."""
+
+    __slots__ = ('index_', 'source_', 'accumulate_')
+    _tensor_slots = ('index_', 'source_')
+    _inputs = ('self', 'source')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = _unpack(node, node.index_, 'PutBackward0')
+        source = _unpack(node, node.source_, 'PutBackward0')
+        accumulate = node.accumulate_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PutBackward0_0(grad, grads, index, source, accumulate))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_PutBackward0_1(grad, grads, index, source, accumulate))
+        return out
+
+    @property
+    def _saved_index(self):
+        return _unpack(self, self.index_, 'PutBackward0')
+
+    @property
+    def _raw_saved_index(self):
+        return self.index_
+
+    @property
+    def _saved_source(self):
+        return _unpack(self, self.source_, 'PutBackward0')
+
+    @property
+    def _raw_saved_source(self):
+        return self.source_
+
+    @property
+    def _saved_accumulate(self):
+        return self.accumulate_
+
+
+def _PutBackward0_jvp(self_p, self_t, index, source_p, source_t, accumulate, result):
+    return self_t.put(index, source_t, accumulate)
+
+
 def _ScatterBackward0_0(grad, grads, index, dim):
     return grad.scatter(dim, index, 0)
 
@@ -3161,7 +3214,7 @@ def _ScatterBackward0_1(grad, grads, index, dim):
 
 
 class ScatterBackward0(NodeBase):
-    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:41)."""
+    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:47)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -3201,7 +3254,7 @@ def _ScatterBackward1_0(grad, grads, index, dim):
 
 
 class ScatterBackward1(NodeBase):
-    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:47)."""
+    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:53)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -3243,7 +3296,7 @@ def _ScatterAddBackward0_1(grad, grads, index, dim):
 
 
 class ScatterAddBackward0(NodeBase):
-    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:52)."""
+    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:58)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -3283,7 +3336,7 @@ def _ScatterReduceBackward0_0(grad, grads, self, index, src, dim, reduce, includ
 
 
 class ScatterReduceBackward0(NodeBase):
-    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:58)."""
+    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:64)."""
 
     __slots__ = ('self_', 'index_', 'src_', 'dim_', 'reduce_', 'include_self_', 'result_')
     _tensor_slots = ('self_', 'index_', 'src_', 'result_')
@@ -3360,7 +3413,7 @@ def _IndexAddBackward0_1(grad, grads, index, dim, alpha, source_sizes):
 
 
 class IndexAddBackward0(NodeBase):
-    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:62)."""
+    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:68)."""
 
     __slots__ = ('index_', 'dim_', 'alpha_', 'source_sizes_')
     _tensor_slots = ('index_',)
@@ -3410,7 +3463,7 @@ def _IndexCopyBackward0_1(grad, grads, index, dim, source_sizes):
 
 
 class IndexCopyBackward0(NodeBase):
-    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:67)."""
+    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:73)."""
 
     __slots__ = ('index_', 'dim_', 'source_sizes_')
     _tensor_slots = ('index_',)
@@ -3451,7 +3504,7 @@ def _IndexFillBackward0_0(grad, grads, index, dim):
 
 
 class IndexFillBackward0(NodeBase):
-    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:72)."""
+    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:78)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -3489,7 +3542,7 @@ def _IndexFillBackward1_1(grad, grads, index, dim):
 
 
 class IndexFillBackward1(NodeBase):
-    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:76)."""
+    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:82)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -3525,7 +3578,7 @@ def _IndexBackward0_0(grad, grads, indices, self_sizes):
 
 
 class IndexBackward0(NodeBase):
-    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:81)."""
+    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:87)."""
 
     __slots__ = ('indices_', 'self_sizes_')
     _tensor_slots = ('indices_',)
@@ -3563,7 +3616,7 @@ def _IndexPutBackward0_1(grad, grads, indices, values, accumulate):
 
 
 class IndexPutBackward0(NodeBase):
-    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:85)."""
+    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:91)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
     _tensor_slots = ('indices_', 'values_')
@@ -3612,7 +3665,7 @@ def _IndexPutImplBackward0_1(grad, grads, indices, values, accumulate):
 
 
 class IndexPutImplBackward0(NodeBase):
-    """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:90)."""
+    """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:96)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
     _tensor_slots = ('indices_', 'values_')
@@ -4228,6 +4281,66 @@ class TraceBackward0(NodeBase):
     @property
     def _saved_self_sym_sizes(self):
         return self.self_sizes_
+
+
+def _AddrBackward0_0(grad, grads, vec1, vec2, beta, alpha):
+    return maybe_multiply(grad, conj_scalar(beta))
+
+
+def _AddrBackward0_1(grad, grads, vec1, vec2, beta, alpha):
+    return grad.mv(vec2.conj()) * conj_scalar(alpha)
+
+
+def _AddrBackward0_2(grad, grads, vec1, vec2, beta, alpha):
+    return grad.t().mv(vec1.conj()) * conj_scalar(alpha)
+
+
+class AddrBackward0(NodeBase):
+    """Backward of ``addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:58)."""
+
+    __slots__ = ('vec1_', 'vec2_', 'beta_', 'alpha_')
+    _tensor_slots = ('vec1_', 'vec2_')
+    _inputs = ('self', 'vec1', 'vec2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        vec1 = _unpack(node, node.vec1_, 'AddrBackward0')
+        vec2 = _unpack(node, node.vec2_, 'AddrBackward0')
+        beta = node.beta_
+        alpha = node.alpha_
+        out = [None] * 3
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AddrBackward0_0(grad, grads, vec1, vec2, beta, alpha))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AddrBackward0_1(grad, grads, vec1, vec2, beta, alpha))
+        if node.should_compute_output(2):
+            out[2] = unwrap(_AddrBackward0_2(grad, grads, vec1, vec2, beta, alpha))
+        return out
+
+    @property
+    def _saved_vec1(self):
+        return _unpack(self, self.vec1_, 'AddrBackward0')
+
+    @property
+    def _raw_saved_vec1(self):
+        return self.vec1_
+
+    @property
+    def _saved_vec2(self):
+        return _unpack(self, self.vec2_, 'AddrBackward0')
+
+    @property
+    def _raw_saved_vec2(self):
+        return self.vec2_
+
+    @property
+    def _saved_beta(self):
+        return self.beta_
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
 
 
 def _LinalgLuFactorExBackward0_0(grad, grads, pivot, result):
@@ -6717,12 +6830,101 @@ def _SoftmaxBackward0_jvp(self_p, self_t, dim, half_to_float, result):
     return result * (self_t - (self_t * result).sum(dim, keepdim=True))
 
 
+def _SoftmaxBackwardDataBackward0_0(grad, grads, grad_output, output, dim, input_dtype):
+    return softmax_backward_data(grad, output, dim, input_dtype)
+
+
+def _SoftmaxBackwardDataBackward0_1(grad, grads, grad_output, output, dim, input_dtype):
+    return softmax_double_backward(grad, grad_output, dim, output).type_as(output)
+
+
+class SoftmaxBackwardDataBackward0(NodeBase):
+    """Backward of ``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:107)."""
+
+    __slots__ = ('grad_output_', 'output_', 'dim_', 'input_dtype_')
+    _tensor_slots = ('grad_output_', 'output_')
+    _inputs = ('grad_output', 'output')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'SoftmaxBackwardDataBackward0')
+        output = _unpack(node, node.output_, 'SoftmaxBackwardDataBackward0')
+        dim = node.dim_
+        input_dtype = node.input_dtype_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftmaxBackwardDataBackward0_0(grad, grads, grad_output, output, dim, input_dtype))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SoftmaxBackwardDataBackward0_1(grad, grads, grad_output, output, dim, input_dtype))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'SoftmaxBackwardDataBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_output(self):
+        return _unpack(self, self.output_, 'SoftmaxBackwardDataBackward0')
+
+    @property
+    def _raw_saved_output(self):
+        return self.output_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_input_dtype(self):
+        return self.input_dtype_
+
+
+def _SafeSoftmaxBackward0_0(grad, grads, dim, self_dtype, result):
+    return softmax_backward_data(grad, result, dim, self_dtype)
+
+
+class SafeSoftmaxBackward0(NodeBase):
+    """Backward of ``_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:111)."""
+
+    __slots__ = ('dim_', 'self_dtype_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SafeSoftmaxBackward0', node)
+        dim = node.dim_
+        self_dtype = node.self_dtype_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SafeSoftmaxBackward0_0(grad, grads, dim, self_dtype, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SafeSoftmaxBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
 def _LogSoftmaxBackward0_0(grad, grads, dim, result):
     return log_softmax_backward(grad, result, dim)
 
 
 class LogSoftmaxBackward0(NodeBase):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:107)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:114)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -6760,7 +6962,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(NodeBase):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:111)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:118)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -6841,7 +7043,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(NodeBase):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -6895,7 +7097,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(NodeBase):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:126)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -6994,7 +7196,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:124)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7093,7 +7295,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(NodeBase):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:136)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7174,7 +7376,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:134)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:141)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7268,7 +7470,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:139)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:146)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7355,7 +7557,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:142)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:149)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -7393,12 +7595,61 @@ def _NativeDropoutBackward0_jvp(input_p, input_t, p, train, result):
     return (input_t * result[1] * (1.0 if not train else 0.0 if p == 1 else 1.0 / (1.0 - p)), None)
 
 
+def _NativeDropoutBackwardBackward0_0(grad, grads, grad_output, mask, scale):
+    return native_dropout_double_backward(grad, grad_output, mask, scale)
+
+
+def _NativeDropoutBackwardBackward0_1(grad, grads, grad_output, mask, scale):
+    return not_implemented("native_dropout_backward: mask")
+
+
+class NativeDropoutBackwardBackward0(NodeBase):
+    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
+
+    __slots__ = ('grad_output_', 'mask_', 'scale_')
+    _tensor_slots = ('grad_output_', 'mask_')
+    _inputs = ('grad_output', 'mask')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'NativeDropoutBackwardBackward0')
+        mask = _unpack(node, node.mask_, 'NativeDropoutBackwardBackward0')
+        scale = node.scale_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NativeDropoutBackwardBackward0_0(grad, grads, grad_output, mask, scale))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_NativeDropoutBackwardBackward0_1(grad, grads, grad_output, mask, scale))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'NativeDropoutBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self, self.mask_, 'NativeDropoutBackwardBackward0')
+
+    @property
+    def _raw_saved_mask(self):
+        return self.mask_
+
+    @property
+    def _saved_scale(self):
+        return self.scale_
+
+
 def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, weight_sizes):
     return embedding_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq)
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:147)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -7442,7 +7693,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:165)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7462,7 +7713,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:169)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
