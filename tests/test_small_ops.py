@@ -124,3 +124,9 @@ def test_unravel_index_errors(args):
     kind, shape = args
     assert_same_error(lambda: gt.unravel_index(gt.tensor([1.0] if kind == "float" else [1]), shape),
                       lambda: torch.unravel_index(torch.tensor([1.0] if kind == "float" else [1]), shape))
+
+
+@pytest.mark.parametrize("size,layout", [((2, 3, 1, 5), (0, 2, 3, 1)), ((2, 0, 4), (2, 0, 1)), ((), ())])
+def test_empty_permuted_strides(size, layout):
+    g, t = both(lambda m: m.empty_permuted(size, layout))
+    assert g.shape == t.shape and g.stride() == t.stride() and repr(g.dtype) == repr(t.dtype)

@@ -11,6 +11,8 @@ from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _chunk_cat as _op__chunk_cat,
+    _chunk_cat_out as _op__chunk_cat_out,
     _coalesce as _op__coalesce,
     _coalesced_ as _op__coalesced_,
     _conj as _op__conj,
@@ -163,6 +165,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _unique as _op__unique,
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,
+    _unsafe_masked_index as _op__unsafe_masked_index,
+    _unsafe_masked_index_put_accumulate as _op__unsafe_masked_index_put_accumulate,
     _unsafe_view as _op__unsafe_view,
     _values as _op__values,
     abs as _op_abs,
@@ -512,6 +516,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     elu_out as _op_elu_out,
     embedding as _op_embedding,
     embedding_renorm_ as _op_embedding_renorm_,
+    empty_permuted as _op_empty_permuted,
     eq_Scalar as _op_eq_Scalar,
     eq_Scalar_out as _op_eq_Scalar_out,
     eq_Tensor as _op_eq_Tensor,
@@ -3016,6 +3021,20 @@ def scalar_tensor(*args, **kwargs):
     return _requires_grad(a[5], _op_scalar_tensor.call(a[0], a[1], a[2], a[3], a[4]))
 
 
+_sig_empty_permuted = _Signatures('empty_permuted', [
+    'empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def empty_permuted(*args, **kwargs):
+    """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    try:
+        i, a = _sig_empty_permuted.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, empty_permuted, args, kwargs)
+    return _requires_grad(a[6], _op_empty_permuted.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
 _sig__foreach_abs = _Signatures('_foreach_abs', [
     '_foreach_abs(Tensor[] self)',
 ], numbers_as_tensors=False, is_method=False)
@@ -4475,6 +4494,34 @@ def one_hot(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, one_hot, args, kwargs)
     return _wrap(_op_one_hot.call(a[0], a[1]))
+
+
+_sig__unsafe_masked_index = _Signatures('_unsafe_masked_index', [
+    '_unsafe_masked_index(Tensor input, Tensor mask, Tensor?[] indices, Scalar fill)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _unsafe_masked_index(*args, **kwargs):
+    """_unsafe_masked_index(Tensor input, Tensor mask, Tensor?[] indices, Scalar fill)"""
+    try:
+        i, a = _sig__unsafe_masked_index.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _unsafe_masked_index, args, kwargs)
+    return _wrap(_op__unsafe_masked_index.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__unsafe_masked_index_put_accumulate = _Signatures('_unsafe_masked_index_put_accumulate', [
+    '_unsafe_masked_index_put_accumulate(Tensor input, Tensor mask, Tensor?[] indices, Tensor values)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _unsafe_masked_index_put_accumulate(*args, **kwargs):
+    """_unsafe_masked_index_put_accumulate(Tensor input, Tensor mask, Tensor?[] indices, Tensor values)"""
+    try:
+        i, a = _sig__unsafe_masked_index_put_accumulate.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _unsafe_masked_index_put_accumulate, args, kwargs)
+    return _wrap(_op__unsafe_masked_index_put_accumulate.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_trapezoid = _Signatures('trapezoid', [
@@ -13222,6 +13269,22 @@ def diff(*args, **kwargs):
     return _wrap(_op_diff_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
+_sig__chunk_cat = _Signatures('_chunk_cat', [
+    '_chunk_cat(Tensor[] tensors, int dim, int num_chunks, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _chunk_cat(*args, **kwargs):
+    """_chunk_cat(Tensor[] tensors, int dim, int num_chunks, *, Tensor? out=None)"""
+    try:
+        i, a = _sig__chunk_cat.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _chunk_cat, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op__chunk_cat.call(a[0], a[1], a[2]))
+    return _wrap(_op__chunk_cat_out.call(a[0], a[1], a[2], a[3]))
+
+
 _sig_sort = _Signatures('sort', [
     'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)',
     'sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[2]? out=None)',
@@ -17941,7 +18004,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

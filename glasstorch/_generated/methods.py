@@ -11,6 +11,8 @@ from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _chunk_cat as _op__chunk_cat,
+    _chunk_cat_out as _op__chunk_cat_out,
     _coalesce as _op__coalesce,
     _coalesced_ as _op__coalesced_,
     _conj as _op__conj,
@@ -163,6 +165,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _unique as _op__unique,
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,
+    _unsafe_masked_index as _op__unsafe_masked_index,
+    _unsafe_masked_index_put_accumulate as _op__unsafe_masked_index_put_accumulate,
     _unsafe_view as _op__unsafe_view,
     _values as _op__values,
     abs as _op_abs,
@@ -512,6 +516,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     elu_out as _op_elu_out,
     embedding as _op_embedding,
     embedding_renorm_ as _op_embedding_renorm_,
+    empty_permuted as _op_empty_permuted,
     eq_Scalar as _op_eq_Scalar,
     eq_Scalar_out as _op_eq_Scalar_out,
     eq_Tensor as _op_eq_Tensor,

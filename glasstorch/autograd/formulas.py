@@ -44,7 +44,8 @@ __all__ = [
     "replication_pad_backward", "reflection_pad", "replication_pad", "circular_pad_backward", "cat_tensors_backward",
     "stack_tensors_backward",
     # indexing
-    "gather_backward", "index_select_backward", "index_backward", "aten_index", "aten_index_put",
+    "gather_backward", "unsafe_masked_index_backward", "unsafe_masked_index_of", "index_select_backward",
+    "index_backward", "aten_index", "aten_index_put",
     "masked_fill_value_backward", "masked_select_backward", "masked_scatter_source_backward", "take_backward",
     "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
@@ -685,6 +686,15 @@ def circular_pad_backward(grad, sizes, padding):
 
 
 # -- indexing ---------------------------------------------------------------------------------------------------
+def unsafe_masked_index_backward(self, mask, indices, grad):
+    """``_unsafe_masked_index``'s gradient: ``grad`` accumulated back where the mask held."""
+    return _T.ops.aten._unsafe_masked_index_put_accumulate(_T.zeros_like(self), mask, indices, grad)
+
+
+def unsafe_masked_index_of(grad, mask, indices):
+    return _T.ops.aten._unsafe_masked_index(grad, mask, indices, 0)
+
+
 def gather_backward(grad, sizes, dim, index):
     return _T.zeros(sizes, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
 

@@ -1,6 +1,6 @@
 """OpInfo entries for the small operators of issue 20: the view-inverse scatters (slice/select/diagonal/
 as_strided_scatter), the functional fill, frexp, ldexp, put, addr, _softmax_backward_data, _safe_softmax and
-native_dropout_backward.
+native_dropout_backward, _unsafe_masked_index(_put_accumulate), _chunk_cat and empty_permuted.
 
 Each entry runs through test_ops.py (function, method, in-place, out= forms; values, dtypes, shapes; gradients and
 gradcheck; error type and message), against torch.
@@ -117,6 +117,43 @@ def dropout_backward_samples(dtype):
     yield Sample((T((5,)), T((5,), dtype="bool", seed=2), 1.25), name="1-d")
 
 
+def masked_index_samples(dtype):
+    mask = T((3,), dtype="bool", values=[True, False, True])
+    yield Sample((T((4, 5)), mask, [T((3,), dtype="int64", values=[0, 9, 3])], 2), name="out-of-range masked off")
+    yield Sample((T((4, 5)), T((2, 1), dtype="bool", values=[[True], [False]]),
+                  [None, T((2, 3), dtype="int64", values=[[0, 1, 4], [-7, 2, 2]])], -1), name="None first, broadcast")
+
+
+def masked_index_put_samples(dtype):
+    mask = T((3,), dtype="bool", values=[True, False, True])
+    yield Sample((T((4, 5)), mask, [T((3,), dtype="int64", values=[0, 9, 0])], T((3, 5), seed=1)),
+                 name="duplicates accumulate")
+
+
+def chunk_cat_samples(dtype):
+    yield Sample(([T((2, 3)), T((2, 5), seed=1)], 1, 2), name="dim 1 padded")
+    yield Sample(([T((4, 3)), T((6,), seed=1)], 0, 3), name="dim 0, ndims differ")
+    yield Sample(([T((2, 3, 4), layout="transposed")], -1, 4), name="one tensor, dim -1")
+
+
+def chunk_cat_errors():
+    return [ErrorSample(([T((2, 3)), T((4,))], -1, 3), name="negative dim, ndims differ"),
+            ErrorSample(([T((2, 3)), T((4,))], 1, 3), name="dim past a tensor"),
+            ErrorSample(([T((2, 3)), T((3, 3))], 1, 3), name="leading sizes"),
+            ErrorSample(([T((2,)), T((3,))], 0, -1), name="num_chunks"),
+            ErrorSample(([T((2,)), T((3,), dtype="float64")], 0, 2), name="dtypes")]
+
+
+def empty_permuted_samples(dtype):
+    yield Sample(((2, 3, 1, 5), (0, 2, 3, 1)), {"dtype": DType(dtype)}, name="channels last")
+    yield Sample(((2, 0, 4), (2, 0, 1)), {"dtype": DType(dtype)}, name="empty")
+
+
+def empty_permuted_errors():
+    return [ErrorSample(((2,), (0, 1))), ErrorSample(((2,), (3,)), name="range"),
+            ErrorSample(((2, 3), (0, 0)), name="duplicate")]
+
+
 OPS = [
     OpInfo("slice_scatter", aten=("slice_scatter", "slice_scatter.out"), samples=slice_scatter_samples, dtypes=ALL,
            method=True, out=True, errors=scatter_size_errors),
@@ -144,4 +181,11 @@ OPS = [
            atol=1e-3),
     OpInfo("ops.aten.native_dropout_backward", aten=("native_dropout_backward",), samples=dropout_backward_samples,
            dtypes=ALL_FLOAT),
+    OpInfo("_unsafe_masked_index", aten=("_unsafe_masked_index",), samples=masked_index_samples, dtypes=ALL),
+    OpInfo("_unsafe_masked_index_put_accumulate", aten=("_unsafe_masked_index_put_accumulate",),
+           samples=masked_index_put_samples, dtypes=ALL),
+    OpInfo("_chunk_cat", aten=("_chunk_cat", "_chunk_cat.out"), samples=chunk_cat_samples, dtypes=ALL, out=True,
+           grad=False, errors=chunk_cat_errors),
+    OpInfo("empty_permuted", aten=("empty_permuted",), samples=empty_permuted_samples, dtypes=ALL, random=True,
+           grad=False, errors=empty_permuted_errors),
 ]

@@ -53,6 +53,7 @@ from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
 from glasstorch._ops.kernels.composite import nan_reduce as _k_kernels_composite_nan_reduce
 from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
 from glasstorch._ops.decompositions import shape as _k_decompositions_shape
+from glasstorch._ops.decompositions import chunk_cat as _k_decompositions_chunk_cat
 from glasstorch._ops.kernels.cpu import sort as _k_kernels_cpu_sort
 from glasstorch._ops.decompositions import sort as _k_decompositions_sort
 from glasstorch._ops.decompositions import sparse as _k_decompositions_sparse
@@ -214,6 +215,7 @@ _fused_sdp_choice = _def('_fused_sdp_choice(Tensor query, Tensor key, Tensor val
 _scaled_dot_product_attention_math = _def('_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False) -> (Tensor, Tensor)')
 _scaled_dot_product_flash_attention_for_cpu = _def('_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)')
 scalar_tensor = _def('scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor')
+empty_permuted = _def('empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor')
 _foreach_abs = _def('_foreach_abs(Tensor[] self) -> Tensor[]')
 _foreach_abs_ = _def('_foreach_abs_(Tensor(a!)[] self) -> ()')
 _foreach_acos = _def('_foreach_acos(Tensor[] self) -> Tensor[]')
@@ -339,6 +341,8 @@ index_put_ = _def('index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values,
 index_put = _def('index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor')
 _index_put_impl_ = _def('_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)')
 one_hot = _def('one_hot(Tensor self, int num_classes=-1) -> Tensor')
+_unsafe_masked_index = _def('_unsafe_masked_index(Tensor self, Tensor mask, Tensor?[] indices, Scalar fill) -> Tensor')
+_unsafe_masked_index_put_accumulate = _def('_unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor')
 trapezoid_x = _def('trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor')
 trapezoid_dx = _def('trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor')
 trapz_x = _def('trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor')
@@ -1200,6 +1204,8 @@ tril_indices = _def('tril_indices(int row, int col, int offset=0, *, ScalarType?
 triu_indices = _def('triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor')
 diff = _def('diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor')
 diff_out = _def('diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)')
+_chunk_cat = _def('_chunk_cat(Tensor[] tensors, int dim, int num_chunks) -> Tensor')
+_chunk_cat_out = _def('_chunk_cat.out(Tensor[] tensors, int dim, int num_chunks, *, Tensor(a!) out) -> Tensor(a!)')
 sort_stable = _def('sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)')
 sort_values_stable = _def('sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)')
 sort = _def('sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)')
@@ -1864,6 +1870,7 @@ _reg(_scaled_dot_product_attention_math, "CompositeImplicitAutograd", _k_decompo
 _reg(_scaled_dot_product_flash_attention_for_cpu, "CPU", _k_kernels_cpu_attention.flash_attention_for_cpu)
 _reg(_scaled_dot_product_flash_attention_for_cpu, "Meta", _k_kernels_cpu_attention.flash_attention_for_cpu)
 _reg(scalar_tensor, "CompositeExplicitAutograd", _k_kernels_composite_factories.scalar_tensor)
+_reg(empty_permuted, "CompositeExplicitAutograd", _k_kernels_composite_factories.empty_permuted)
 _reg(_foreach_abs, "CompositeExplicitAutograd", _k_kernels_composite_foreach.foreach_abs_slow)
 _reg(_foreach_abs_, "CompositeImplicitAutograd", _k_decompositions_foreach.foreach_abs_)
 _reg(_foreach_acos, "CompositeExplicitAutograd", _k_kernels_composite_foreach.foreach_acos_slow)
@@ -2136,6 +2143,8 @@ _reg(index_put, "CompositeExplicitAutograd", _k_decompositions_index.index_put)
 _reg(_index_put_impl_, "CPU", _k_kernels_cpu_index.index_put_impl_)
 _reg(_index_put_impl_, "Meta", _k_kernels_cpu_index.index_put_impl_)
 _reg(one_hot, "CompositeImplicitAutograd", _k_decompositions_index.one_hot)
+_reg(_unsafe_masked_index, "CompositeExplicitAutograd", _k_decompositions_index.unsafe_masked_index)
+_reg(_unsafe_masked_index_put_accumulate, "CompositeExplicitAutograd", _k_decompositions_index.unsafe_masked_index_put_accumulate)
 _reg(trapezoid_x, "CompositeImplicitAutograd", _k_decompositions_integration.trapezoid_x)
 _reg(trapezoid_dx, "CompositeImplicitAutograd", _k_decompositions_integration.trapezoid_dx)
 _reg(trapz_x, "CompositeImplicitAutograd", _k_decompositions_integration.trapz_x)
@@ -5477,6 +5486,8 @@ _reg(tril_indices, "CompositeExplicitAutograd", _k_kernels_composite_factories.t
 _reg(triu_indices, "CompositeExplicitAutograd", _k_kernels_composite_factories.triu_indices)
 _reg(diff, "CompositeImplicitAutograd", _k_decompositions_shape.diff)
 _reg(diff_out, "CompositeImplicitAutograd", _k_decompositions_shape.diff_out)
+_reg(_chunk_cat, "CompositeExplicitAutograd", _k_decompositions_chunk_cat.chunk_cat)
+_reg(_chunk_cat_out, "CompositeExplicitAutograd", _k_decompositions_chunk_cat.chunk_cat_out)
 
 
 def _sort_stable_structured(self, stable, dim, descending):
@@ -6668,6 +6679,7 @@ _layer(max_pool2d_with_indices_out, "ADInplaceOrView", _layers.inplace_kernel(ma
 _layer(avg_pool2d_out, "ADInplaceOrView", _layers.inplace_kernel(avg_pool2d_out, (7,)))
 _layer(adaptive_avg_pool2d_out, "ADInplaceOrView", _layers.inplace_kernel(adaptive_avg_pool2d_out, (2,)))
 _layer(scalar_tensor, "BackendSelect", _layers.backend_select_kernel(scalar_tensor, 3))
+_layer(empty_permuted, "BackendSelect", _layers.backend_select_kernel(empty_permuted, 4))
 _layer(masked_fill__Tensor, "ADInplaceOrView", _layers.inplace_kernel(masked_fill__Tensor, (0,)))
 _layer(masked_fill__Scalar, "ADInplaceOrView", _layers.inplace_kernel(masked_fill__Scalar, (0,)))
 _layer(masked_select_out, "ADInplaceOrView", _layers.inplace_kernel(masked_select_out, (2,)))
@@ -7093,6 +7105,7 @@ _layer(replication_pad2d_backward_grad_input, "ADInplaceOrView", _layers.inplace
 _layer(replication_pad3d_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(replication_pad3d_backward_grad_input, (3,)))
 _layer(tril_indices, "BackendSelect", _layers.backend_select_kernel(tril_indices, 5))
 _layer(triu_indices, "BackendSelect", _layers.backend_select_kernel(triu_indices, 5))
+_layer(_chunk_cat_out, "ADInplaceOrView", _layers.inplace_kernel(_chunk_cat_out, (3,)))
 _layer(sort_values_stable, "ADInplaceOrView", _layers.inplace_kernel(sort_values_stable, (4, 5)))
 _layer(sort_values, "ADInplaceOrView", _layers.inplace_kernel(sort_values, (3, 4)))
 _layer(topk_values, "ADInplaceOrView", _layers.inplace_kernel(topk_values, (5, 6)))

@@ -3076,6 +3076,57 @@ def _autograd__index_put_impl_(ks, self, indices, values, accumulate, unsafe):
 register_autograd('aten::_index_put_impl_', _autograd__index_put_impl_)
 
 
+_op__unsafe_masked_index = _get_op('aten::_unsafe_masked_index')
+_fw__unsafe_masked_index = FwSpec(_op__unsafe_masked_index, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__unsafe_masked_index(ks, self, mask, indices, fill):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__unsafe_masked_index, _autograd__unsafe_masked_index, ks, self, mask, indices, fill)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
+            _not_differentiable('_unsafe_masked_index', 'indices')
+        if _rg:
+            node = _n.UnsafeMaskedIndexBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.mask_ = record.save(mask)
+            node.indices_ = tuple(record.save(t) for t in indices)
+            result = _op__unsafe_masked_index.redispatch(ks, self, mask, indices, fill)
+            record.output(result, node)
+            return result
+    return _op__unsafe_masked_index.redispatch(ks, self, mask, indices, fill)
+
+
+register_autograd('aten::_unsafe_masked_index', _autograd__unsafe_masked_index)
+
+
+_op__unsafe_masked_index_put_accumulate = _get_op('aten::_unsafe_masked_index_put_accumulate')
+_fw__unsafe_masked_index_put_accumulate = FwSpec(_op__unsafe_masked_index_put_accumulate, (0, 3), (False, False), 'functional', None)
+
+
+def _autograd__unsafe_masked_index_put_accumulate(ks, self, mask, indices, values):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__unsafe_masked_index_put_accumulate, _autograd__unsafe_masked_index_put_accumulate, ks, self, mask, indices, values)
+    if _gs.enabled:
+        _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
+        if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
+            _not_differentiable('_unsafe_masked_index_put_accumulate', 'indices')
+        if _rg:
+            node = _n.UnsafeMaskedIndexPutAccumulateBackward0()
+            node.next_edges = record.edges(self, values)
+            node.mask_ = record.save(mask) if node.should_compute_output(1) else None
+            node.indices_ = tuple(record.save(t) for t in indices)
+            result = _op__unsafe_masked_index_put_accumulate.redispatch(ks, self, mask, indices, values)
+            record.output(result, node)
+            return result
+    return _op__unsafe_masked_index_put_accumulate.redispatch(ks, self, mask, indices, values)
+
+
+register_autograd('aten::_unsafe_masked_index_put_accumulate', _autograd__unsafe_masked_index_put_accumulate)
+
+
 _op_mm = _get_op('aten::mm')
 _fw_mm = FwSpec(_op_mm, (0, 1), (False, False), 'functional', _n._MmBackward0_jvp)
 

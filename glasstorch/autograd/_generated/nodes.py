@@ -3705,6 +3705,97 @@ class IndexPutImplBackward0(NodeBase):
         return self.accumulate_
 
 
+def _UnsafeMaskedIndexBackward0_0(grad, grads, self, mask, indices):
+    return unsafe_masked_index_backward(self, mask, indices, grad)
+
+
+class UnsafeMaskedIndexBackward0(NodeBase):
+    """Backward of ``_unsafe_masked_index(Tensor self, Tensor mask, Tensor?[] indices, Scalar fill) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:100)."""
+
+    __slots__ = ('self_', 'mask_', 'indices_')
+    _tensor_slots = ('self_', 'mask_', 'indices_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'UnsafeMaskedIndexBackward0')
+        mask = _unpack(node, node.mask_, 'UnsafeMaskedIndexBackward0')
+        self = _unpack(node, node.self_, 'UnsafeMaskedIndexBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsafeMaskedIndexBackward0_0(grad, grads, self, mask, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'UnsafeMaskedIndexBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self, self.mask_, 'UnsafeMaskedIndexBackward0')
+
+    @property
+    def _raw_saved_mask(self):
+        return self.mask_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'UnsafeMaskedIndexBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _UnsafeMaskedIndexPutAccumulateBackward0_0(grad, grads, mask, indices):
+    return grad
+
+
+def _UnsafeMaskedIndexPutAccumulateBackward0_1(grad, grads, mask, indices):
+    return unsafe_masked_index_of(grad, mask, indices)
+
+
+class UnsafeMaskedIndexPutAccumulateBackward0(NodeBase):
+    """Backward of ``_unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:105)."""
+
+    __slots__ = ('mask_', 'indices_')
+    _tensor_slots = ('mask_', 'indices_')
+    _inputs = ('self', 'values')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'UnsafeMaskedIndexPutAccumulateBackward0')
+        mask = _unpack(node, node.mask_, 'UnsafeMaskedIndexPutAccumulateBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsafeMaskedIndexPutAccumulateBackward0_0(grad, grads, mask, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_UnsafeMaskedIndexPutAccumulateBackward0_1(grad, grads, mask, indices))
+        return out
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self, self.mask_, 'UnsafeMaskedIndexPutAccumulateBackward0')
+
+    @property
+    def _raw_saved_mask(self):
+        return self.mask_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'UnsafeMaskedIndexPutAccumulateBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
 def _MmBackward0_0(grad, grads, self, mat2):
     return grad.mm(mat2.t().conj())
 
