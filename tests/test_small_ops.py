@@ -130,3 +130,20 @@ def test_unravel_index_errors(args):
 def test_empty_permuted_strides(size, layout):
     g, t = both(lambda m: m.empty_permuted(size, layout))
     assert g.shape == t.shape and g.stride() == t.stride() and repr(g.dtype) == repr(t.dtype)
+
+
+@pytest.mark.parametrize("call", [lambda t: t.cauchy_(), lambda t: t.cauchy_(1.0, 0.5), lambda t: t.log_normal_(),
+                                  lambda t: t.log_normal_(0.0, 0.25), lambda t: t.geometric_(0.3)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_samplers_draw_torchs_numbers(call, dtype):
+    def run(m):
+        m.manual_seed(7)
+        return call(m.zeros(5, 7, dtype=getattr(m, dtype)).t())
+    assert_same(*both(run))
+
+
+def test_geometric_on_integers_draws_torchs_numbers():
+    def run(m):
+        m.manual_seed(3)
+        return m.zeros(20, dtype=m.int32).geometric_(0.6, generator=m.Generator().manual_seed(5))
+    assert_same(*both(run))

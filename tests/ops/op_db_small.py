@@ -1,6 +1,7 @@
 """OpInfo entries for the small operators of issue 20: the view-inverse scatters (slice/select/diagonal/
-as_strided_scatter), the functional fill, frexp, ldexp, put, addr, _softmax_backward_data, _safe_softmax and
-native_dropout_backward, _unsafe_masked_index(_put_accumulate), _chunk_cat and empty_permuted.
+as_strided_scatter), the functional fill, frexp, ldexp, put, addr, _softmax_backward_data, _safe_softmax,
+native_dropout_backward, _unsafe_masked_index(_put_accumulate), _chunk_cat, empty_permuted and the samplers
+cauchy_, log_normal_, geometric_ (their numbers equal torch's under one seed: tests/test_small_ops.py).
 
 Each entry runs through test_ops.py (function, method, in-place, out= forms; values, dtypes, shapes; gradients and
 gradcheck; error type and message), against torch.
@@ -8,7 +9,7 @@ gradcheck; error type and message), against torch.
 
 from __future__ import annotations
 
-from opinfo import ALL, ALL_FLOAT, DType, ErrorSample, OpInfo, Sample, T
+from opinfo import ALL, ALL_FLOAT, INTS, DType, ErrorSample, OpInfo, Sample, T
 
 
 def slice_scatter_samples(dtype):
@@ -154,6 +155,30 @@ def empty_permuted_errors():
             ErrorSample(((2, 3), (0, 0)), name="duplicate")]
 
 
+def sampler_samples(*arg_sets):
+    def samples(dtype):
+        for args in arg_sets:
+            yield Sample((T((3, 4)), *args), name=f"{args}")
+            yield Sample((T((3, 4), layout="transposed"), *args), name=f"transposed {args}")
+    return samples
+
+
+def cauchy_errors():
+    return [ErrorSample((T((3,)), 0.0, 0.0), form="method", name="sigma 0"),
+            ErrorSample((T((3,), dtype="int64"),), form="method", name="int")]
+
+
+def log_normal_errors():
+    return [ErrorSample((T((3,)), 0.0, 0.0), form="method", name="std 0"),
+            ErrorSample((T((3,), dtype="int64"),), form="method", name="int")]
+
+
+def geometric_errors():
+    return [ErrorSample((T((3,)), -1.0), form="method", name="p < 0"),
+            ErrorSample((T((3,)), 1.0), form="method", name="p 1"),
+            ErrorSample((T((3,), dtype="bool"), 0.5), form="method", name="bool")]
+
+
 OPS = [
     OpInfo("slice_scatter", aten=("slice_scatter", "slice_scatter.out"), samples=slice_scatter_samples, dtypes=ALL,
            method=True, out=True, errors=scatter_size_errors),
@@ -188,4 +213,10 @@ OPS = [
            grad=False, errors=chunk_cat_errors),
     OpInfo("empty_permuted", aten=("empty_permuted",), samples=empty_permuted_samples, dtypes=ALL, random=True,
            grad=False, errors=empty_permuted_errors),
+    OpInfo("cauchy_", aten=("cauchy_",), function=False, method=True, random=True, dtypes=ALL_FLOAT,
+           samples=sampler_samples((), (1.0, 0.5)), errors=cauchy_errors),
+    OpInfo("log_normal_", aten=("log_normal_",), function=False, method=True, random=True, dtypes=ALL_FLOAT,
+           samples=sampler_samples((), (0.0, 0.25)), errors=log_normal_errors),
+    OpInfo("geometric_", aten=("geometric_",), function=False, method=True, random=True, dtypes=ALL_FLOAT + INTS,
+           samples=sampler_samples((0.3,)), errors=geometric_errors),
 ]

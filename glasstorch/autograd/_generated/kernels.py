@@ -11449,6 +11449,69 @@ def _autograd_exponential_(ks, self, lambd, generator):
 register_autograd('aten::exponential_', _autograd_exponential_)
 
 
+_op_cauchy_ = _get_op('aten::cauchy_')
+_fw_cauchy_ = FwSpec(_op_cauchy_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_cauchy_(ks, self, median, sigma, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cauchy_, _autograd_cauchy_, ks, self, median, sigma, generator)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.CauchyBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_cauchy_.redispatch(ks, self, median, sigma, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_cauchy_.redispatch(ks, self, median, sigma, generator)
+
+
+register_autograd('aten::cauchy_', _autograd_cauchy_)
+
+
+_op_log_normal_ = _get_op('aten::log_normal_')
+_fw_log_normal_ = FwSpec(_op_log_normal_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_log_normal_(ks, self, mean, std, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log_normal_, _autograd_log_normal_, ks, self, mean, std, generator)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.LogNormalBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_log_normal_.redispatch(ks, self, mean, std, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_log_normal_.redispatch(ks, self, mean, std, generator)
+
+
+register_autograd('aten::log_normal_', _autograd_log_normal_)
+
+
+_op_geometric_ = _get_op('aten::geometric_')
+_fw_geometric_ = FwSpec(_op_geometric_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_geometric_(ks, self, p, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_geometric_, _autograd_geometric_, ks, self, p, generator)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.GeometricBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_geometric_.redispatch(ks, self, p, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_geometric_.redispatch(ks, self, p, generator)
+
+
+register_autograd('aten::geometric_', _autograd_geometric_)
+
+
 _op_normal_ = _get_op('aten::normal_')
 _fw_normal_ = FwSpec(_op_normal_, (0,), (False,), 'inplace', None)
 

@@ -11467,12 +11467,72 @@ class ExponentialBackward0(NodeBase):
         return out
 
 
+def _CauchyBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class CauchyBackward0(NodeBase):
+    """Backward of ``cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:19)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CauchyBackward0_0(grad, grads))
+        return out
+
+
+def _LogNormalBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class LogNormalBackward0(NodeBase):
+    """Backward of ``log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:22)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogNormalBackward0_0(grad, grads))
+        return out
+
+
+def _GeometricBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class GeometricBackward0(NodeBase):
+    """Backward of ``geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:25)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GeometricBackward0_0(grad, grads))
+        return out
+
+
 def _NormalBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
 class NormalBackward0(NodeBase):
-    """Backward of ``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:19)."""
+    """Backward of ``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:28)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -11492,7 +11552,7 @@ def _RandomBackward0_0(grad, grads):
 
 
 class RandomBackward0(NodeBase):
-    """Backward of ``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:22)."""
+    """Backward of ``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:31)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -11512,7 +11572,7 @@ def _RandomBackward1_0(grad, grads):
 
 
 class RandomBackward1(NodeBase):
-    """Backward of ``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:25)."""
+    """Backward of ``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:34)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -11532,7 +11592,7 @@ def _RandomBackward2_0(grad, grads):
 
 
 class RandomBackward2(NodeBase):
-    """Backward of ``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:28)."""
+    """Backward of ``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:37)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -11552,7 +11612,7 @@ def _UniformBackward0_0(grad, grads):
 
 
 class UniformBackward0(NodeBase):
-    """Backward of ``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:31)."""
+    """Backward of ``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:40)."""
 
     __slots__ = ()
     _tensor_slots = ()

@@ -25,7 +25,8 @@ from ...tensor_iterator import check_no_internal_overlap, resize_out
 from . import random as _rand
 from .activation import FLOATING, not_implemented
 
-__all__ = ["uniform_impl_", "normal_impl_", "exponential_impl_", "bernoulli_tensor_impl_", "bernoulli_scalar_impl_",
+__all__ = ["uniform_impl_", "normal_impl_", "exponential_impl_", "cauchy_impl_", "log_normal_impl_", "geometric_impl_",
+           "bernoulli_tensor_impl_", "bernoulli_scalar_impl_",
            "bernoulli_impl", "bernoulli_out_impl", "bernoulli_p_impl", "random_impl_", "random_to_impl_",
            "random_from_impl_", "multinomial_impl", "multinomial_out_impl", "native_dropout_impl"]
 
@@ -107,6 +108,45 @@ def exponential_impl_(self, lambd, generator):
     check_no_internal_overlap(self)
     if _has_data(self):
         _rand.exponential_(self, lambd, generator)
+    return self
+
+
+# -- cauchy_, log_normal_, geometric_ -------------------------------------------------------------------------
+def cauchy_impl_(self, median, sigma, generator):
+    """``self.cauchy_(median, sigma)``: density ``1 / (pi * sigma * (1 + ((x - median) / sigma) ** 2))``."""
+    generator = _gen(generator, "cauchy_")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
+    if self.dtype not in FLOATING:
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {_dt.cpp_type_name(self.dtype, 'typeid')}")
+    return _sample(self, lambda: _rand.cauchy_(self, median, sigma, generator))
+
+
+def log_normal_impl_(self, mean, std, generator):
+    """``self.log_normal_(mean, std)``: ``exp`` of Normal(mean, std) draws."""
+    generator = _gen(generator, "log_normal_")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
+    if self.dtype not in FLOATING:
+        raise not_implemented("log_normal_cpu", self.dtype)
+    return _sample(self, lambda: _rand.log_normal_(self, mean, std, generator))
+
+
+def geometric_impl_(self, p, generator):
+    """``self.geometric_(p)``: the number of Bernoulli(p) trials up to the first success (any real dtype)."""
+    generator = _gen(generator, "geometric_")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
+    if self.dtype is _dt.bool or self.dtype.is_complex:
+        raise not_implemented("geometric_cpu", self.dtype)
+    return _sample(self, lambda: _rand.geometric_(self, p, generator))
+
+
+def _sample(self, draw):
+    check_no_internal_overlap(self)
+    if _has_data(self) and self.numel():
+        draw()
     return self
 
 
