@@ -147,3 +147,28 @@ def test_geometric_on_integers_draws_torchs_numbers():
         m.manual_seed(3)
         return m.zeros(20, dtype=m.int32).geometric_(0.6, generator=m.Generator().manual_seed(5))
     assert_same(*both(run))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"spacing": 2.0}, {"edge_order": 2}, {"dim": 1},
+                                    {"spacing": [0.5], "dim": [-1]}, {"spacing": "coords", "edge_order": 1},
+                                    {"spacing": "coords", "edge_order": 2}])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_gradient(kwargs, dtype):
+    def run(m):
+        x = (m.arange(20.0).reshape(4, 5) ** 2).to(getattr(m, dtype))
+        kw = dict(kwargs)
+        if kw.get("spacing") == "coords":
+            kw["spacing"] = (m.tensor([0.0, 1.0, 3.0, 4.5]), m.tensor([0.0, 0.5, 1.0, 2.0, 4.0]))
+        return m.gradient(x, **kw)
+    for a, b in zip(*both(run), strict=True):
+        assert_same(a, b, check_strides=False, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [{"spacing": [0.1], "dim": (1, 0)}, {"edge_order": 3}, {"dim": (1, 1)},
+                                    {"spacing": [1.0, 2.0, 3.0]}, {"dtype": "uint8"}])
+def test_gradient_errors(kwargs):
+    def run(m):
+        kw = dict(kwargs)
+        dt = getattr(m, kw.pop("dtype", "float32"))
+        return m.gradient(m.ones(3, 3, dtype=dt), **kw)
+    assert_same_error(lambda: run(gt), lambda: run(torch))
