@@ -540,42 +540,33 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     return out.random_(low, high, generator=generator)
 
 
-def _normal_tensors(mean, std, gen) -> Tensor:
-    """``normal_out_impl``: standard draws in the result (``mean``'s dtype, else ``std``'s) then ``mul_(std)`` and
-    ``add_(mean)`` — or, with a number ``std``, draws with that std and ``add_(mean)``."""
-    if isinstance(std, Tensor):
-        if np.any(std._impl.values_np() < 0):
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-    elif std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
-    like = mean if isinstance(mean, Tensor) else std
-    m = mean._impl.values_np() if isinstance(mean, Tensor) else mean
-    s = std._impl.values_np() if isinstance(std, Tensor) else std
-    res = _fac.empty_impl(tuple(np.broadcast_shapes(np.shape(m), np.shape(s))), like.dtype, like.device)
-    _rand.normal_(res, 0.0, 1.0 if isinstance(std, Tensor) else float(std), gen)
-    if res.storage._data is not None:
-        out = res.as_numpy()
-        with np.errstate(over="ignore", invalid="ignore"):
-            if isinstance(std, Tensor):
-                np.multiply(out, s, out=out, casting="unsafe")
-            np.add(out, np.asarray(m, dtype=out.dtype), out=out, casting="unsafe")  # a number mean: full({}, mean)
-    return wrap(res)
-
-
 @_dtype_checked
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
-           out=None) -> Tensor:
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None, pin_memory=False,
+           requires_grad=False, out=None) -> Tensor:
     """Normal samples: scalar mean/std with ``size``, or elementwise from tensor ``mean``/``std``.
 
-    With a tensor ``mean`` the result has ``mean``'s dtype (else ``std``'s) and the broadcast shape.
+    With a tensor ``mean`` the result has ``mean``'s dtype (else ``std``'s) and the broadcast shape; the tensor
+    forms are the ``normal.Tensor_*`` operators (their gradients are zeros, as PyTorch's). ``out=`` is written and
+    returned.
     """
     gen = _gen(generator, "normal")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        return _normal_tensors(mean, std, gen)
+        kind = ("Tensor" if isinstance(mean, Tensor) else "float") + "_" + ("Tensor" if isinstance(std, Tensor)
+                                                                            else "float")
+        m = mean._impl if isinstance(mean, Tensor) else float(mean)
+        s = std._impl if isinstance(std, Tensor) else float(std)
+        if out is not None:
+            getattr(_aten, f"normal_{kind}_out")(m, s, generator, out._impl)
+            return out
+        return wrap(getattr(_aten, f"normal_{kind}")(m, s, generator))
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected "
                         "a size when mean and std are numbers")
-    res = _fac.empty_impl(parse_size((size,), "normal"), _dtype_or_default(dtype), as_device(device))
+    sizes = parse_size((size,), "normal")
+    if out is not None:
+        return _into_out(out._impl, tuple(sizes), dtype, None if device is None else as_device(device), requires_grad,
+                         lambda t: _rand.normal_(t._impl, float(mean), float(std), gen))
+    res = _fac.empty_impl(sizes, _dtype_or_default(dtype), as_device(device))
     _rand.normal_(res, float(mean), float(std), gen)
     return _new(res, requires_grad)
 

@@ -172,3 +172,29 @@ def test_gradient_errors(kwargs):
         dt = getattr(m, kw.pop("dtype", "float32"))
         return m.gradient(m.ones(3, 3, dtype=dt), **kw)
     assert_same_error(lambda: run(gt), lambda: run(torch))
+
+
+@pytest.mark.parametrize("kind", ["tt", "tf", "ft"])
+def test_normal_tensor_forms_numbers_gradients_and_out(kind):
+    def run(m):
+        mean = m.arange(6.0).reshape(2, 3).requires_grad_()
+        std = (m.arange(6.0).reshape(2, 3) / 4 + 0.1).requires_grad_()
+        args = {"tt": (mean, std), "tf": (mean, 0.5), "ft": (1.5, std)}[kind]
+        m.manual_seed(11)
+        r = m.normal(*args)
+        grads = m.autograd.grad(r.sum(), [a for a in args if isinstance(a, m.Tensor)])
+        m.manual_seed(11)
+        out = m.empty(2, 3)
+        written = m.normal(*[a.detach() if isinstance(a, m.Tensor) else a for a in args], out=out)
+        return r.detach(), grads, written is out, out
+    (r, gg, same, out), (tr, tg, tsame, tout) = both(run)
+    assert_same(r, tr)
+    assert_same(out, tout)
+    assert same and tsame
+    for a, b in zip(gg, tg, strict=True):
+        assert_same(a, b)
+
+
+def test_normal_number_std_out_is_not_resized():
+    assert_same_error(lambda: gt.normal(gt.ones(4, 3), 2.7, out=gt.empty(0)),
+                      lambda: torch.normal(torch.ones(4, 3), 2.7, out=torch.empty(0)))

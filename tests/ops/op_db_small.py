@@ -1,7 +1,8 @@
 """OpInfo entries for the small operators of issue 20: the view-inverse scatters (slice/select/diagonal/
 as_strided_scatter), the functional fill, frexp, ldexp, put, addr, _softmax_backward_data, _safe_softmax,
 native_dropout_backward, _unsafe_masked_index(_put_accumulate), _chunk_cat, empty_permuted and the samplers
-cauchy_, log_normal_, geometric_ (their numbers equal torch's under one seed: tests/test_small_ops.py).
+cauchy_, log_normal_, geometric_ and normal's tensor forms (their numbers equal torch's under one seed:
+tests/test_small_ops.py).
 
 Each entry runs through test_ops.py (function, method, in-place, out= forms; values, dtypes, shapes; gradients and
 gradcheck; error type and message), against torch.
@@ -179,6 +180,12 @@ def geometric_errors():
             ErrorSample((T((3,), dtype="bool"), 0.5), form="method", name="bool")]
 
 
+def normal_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), low=0.1, high=2, seed=1)), name="tensor, tensor")
+    yield Sample((T((2, 3)), 0.5), name="tensor, float")
+    yield Sample((1.5, T((4,), low=0.1, high=2, seed=1)), name="float, tensor")
+
+
 OPS = [
     OpInfo("slice_scatter", aten=("slice_scatter", "slice_scatter.out"), samples=slice_scatter_samples, dtypes=ALL,
            method=True, out=True, errors=scatter_size_errors),
@@ -219,4 +226,7 @@ OPS = [
            samples=sampler_samples((), (0.0, 0.25)), errors=log_normal_errors),
     OpInfo("geometric_", aten=("geometric_",), function=False, method=True, random=True, dtypes=ALL_FLOAT + INTS,
            samples=sampler_samples((0.3,)), errors=geometric_errors),
+    OpInfo("normal", aten=("normal.Tensor_Tensor", "normal.Tensor_Tensor_out", "normal.Tensor_float",
+                           "normal.Tensor_float_out", "normal.float_Tensor", "normal.float_Tensor_out"),
+           samples=normal_samples, dtypes=ALL_FLOAT, random=True, out=True, gradcheck=False),
 ]

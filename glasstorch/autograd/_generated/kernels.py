@@ -11617,6 +11617,112 @@ def _autograd_uniform_(ks, self, from_, to, generator):
 register_autograd('aten::uniform_', _autograd_uniform_)
 
 
+_op_normal_Tensor_float = _get_op('aten::normal.Tensor_float')
+_fw_normal_Tensor_float = FwSpec(_op_normal_Tensor_float, (0,), (False,), 'functional', None)
+
+
+def _autograd_normal_Tensor_float(ks, mean, std, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_normal_Tensor_float, _autograd_normal_Tensor_float, ks, mean, std, generator)
+    if (type(mean) is _TI and mean.autograd is not None) and _gs.enabled and requires_grad_any(mean):
+        node = _n.NormalBackward1()
+        node.next_edges = record.edges(mean)
+        node.mean_sizes_ = record.meta(mean, 'sizes')
+        result = _op_normal_Tensor_float.redispatch(ks, mean, std, generator)
+        record.output(result, node)
+        return result
+    return _op_normal_Tensor_float.redispatch(ks, mean, std, generator)
+
+
+register_autograd('aten::normal.Tensor_float', _autograd_normal_Tensor_float)
+
+
+_op_normal_Tensor_float_out = _get_op('aten::normal.Tensor_float_out')
+
+
+def _autograd_normal_Tensor_float_out(ks, mean, std, generator, out):
+    if (type(mean) is _TI and mean.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('normal', mean, out)
+    result = _op_normal_Tensor_float_out.redispatch(ks, mean, std, generator, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('normal', mean, out)
+    return result
+
+
+register_autograd('aten::normal.Tensor_float_out', _autograd_normal_Tensor_float_out)
+
+
+_op_normal_float_Tensor = _get_op('aten::normal.float_Tensor')
+_fw_normal_float_Tensor = FwSpec(_op_normal_float_Tensor, (1,), (False,), 'functional', None)
+
+
+def _autograd_normal_float_Tensor(ks, mean, std, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_normal_float_Tensor, _autograd_normal_float_Tensor, ks, mean, std, generator)
+    if (type(std) is _TI and std.autograd is not None) and _gs.enabled and requires_grad_any(std):
+        node = _n.NormalBackward2()
+        node.next_edges = record.edges(std)
+        node.std_sizes_ = record.meta(std, 'sizes')
+        result = _op_normal_float_Tensor.redispatch(ks, mean, std, generator)
+        record.output(result, node)
+        return result
+    return _op_normal_float_Tensor.redispatch(ks, mean, std, generator)
+
+
+register_autograd('aten::normal.float_Tensor', _autograd_normal_float_Tensor)
+
+
+_op_normal_float_Tensor_out = _get_op('aten::normal.float_Tensor_out')
+
+
+def _autograd_normal_float_Tensor_out(ks, mean, std, generator, out):
+    if (type(std) is _TI and std.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('normal', std, out)
+    result = _op_normal_float_Tensor_out.redispatch(ks, mean, std, generator, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('normal', std, out)
+    return result
+
+
+register_autograd('aten::normal.float_Tensor_out', _autograd_normal_float_Tensor_out)
+
+
+_op_normal_Tensor_Tensor = _get_op('aten::normal.Tensor_Tensor')
+_fw_normal_Tensor_Tensor = FwSpec(_op_normal_Tensor_Tensor, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_normal_Tensor_Tensor(ks, mean, std, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_normal_Tensor_Tensor, _autograd_normal_Tensor_Tensor, ks, mean, std, generator)
+    if ((type(mean) is _TI and mean.autograd is not None) or (type(std) is _TI and std.autograd is not None)) and _gs.enabled and requires_grad_any(mean, std):
+        node = _n.NormalBackward3()
+        node.next_edges = record.edges(mean, std)
+        node.mean_sizes_ = record.meta(mean, 'sizes')
+        node.std_sizes_ = record.meta(std, 'sizes')
+        result = _op_normal_Tensor_Tensor.redispatch(ks, mean, std, generator)
+        record.output(result, node)
+        return result
+    return _op_normal_Tensor_Tensor.redispatch(ks, mean, std, generator)
+
+
+register_autograd('aten::normal.Tensor_Tensor', _autograd_normal_Tensor_Tensor)
+
+
+_op_normal_Tensor_Tensor_out = _get_op('aten::normal.Tensor_Tensor_out')
+
+
+def _autograd_normal_Tensor_Tensor_out(ks, mean, std, generator, out):
+    if (type(mean) is _TI and mean.autograd is not None) or (type(std) is _TI and std.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('normal', mean, std, out)
+    result = _op_normal_Tensor_Tensor_out.redispatch(ks, mean, std, generator, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('normal', mean, std, out)
+    return result
+
+
+register_autograd('aten::normal.Tensor_Tensor_out', _autograd_normal_Tensor_Tensor_out)
+
+
 _op_sum = _get_op('aten::sum')
 _fw_sum = FwSpec(_op_sum, (0,), (False,), 'functional', LINEAR)
 

@@ -11627,6 +11627,92 @@ class UniformBackward0(NodeBase):
         return out
 
 
+def _NormalBackward1_0(grad, grads, mean_sizes):
+    return zeros_like_grad(mean_sizes, grad.dtype, grad.device)
+
+
+class NormalBackward1(NodeBase):
+    """Backward of ``normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:43)."""
+
+    __slots__ = ('mean_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('mean',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mean_sizes = node.mean_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormalBackward1_0(grad, grads, mean_sizes))
+        return out
+
+    @property
+    def _saved_mean_sym_sizes(self):
+        return self.mean_sizes_
+
+
+def _NormalBackward2_0(grad, grads, std_sizes):
+    return zeros_like_grad(std_sizes, grad.dtype, grad.device)
+
+
+class NormalBackward2(NodeBase):
+    """Backward of ``normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:46)."""
+
+    __slots__ = ('std_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('std',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        std_sizes = node.std_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormalBackward2_0(grad, grads, std_sizes))
+        return out
+
+    @property
+    def _saved_std_sym_sizes(self):
+        return self.std_sizes_
+
+
+def _NormalBackward3_0(grad, grads, mean_sizes, std_sizes):
+    return zeros_like_grad(mean_sizes, grad.dtype, grad.device)
+
+
+def _NormalBackward3_1(grad, grads, mean_sizes, std_sizes):
+    return zeros_like_grad(std_sizes, grad.dtype, grad.device)
+
+
+class NormalBackward3(NodeBase):
+    """Backward of ``normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:49)."""
+
+    __slots__ = ('mean_sizes_', 'std_sizes_')
+    _tensor_slots = ()
+    _inputs = ('mean', 'std')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mean_sizes = node.mean_sizes_
+        std_sizes = node.std_sizes_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormalBackward3_0(grad, grads, mean_sizes, std_sizes))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_NormalBackward3_1(grad, grads, mean_sizes, std_sizes))
+        return out
+
+    @property
+    def _saved_mean_sym_sizes(self):
+        return self.mean_sizes_
+
+    @property
+    def _saved_std_sym_sizes(self):
+        return self.std_sizes_
+
+
 def _SumBackward0_0(grad, grads, self_dtype, self_sizes):
     return grad.expand(self_sizes).to(self_dtype)
 
