@@ -11,6 +11,8 @@ from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _batch_norm_with_update as _op__batch_norm_with_update,
+    _batch_norm_with_update_out as _op__batch_norm_with_update_out,
     _chunk_cat as _op__chunk_cat,
     _chunk_cat_out as _op__chunk_cat_out,
     _coalesce as _op__coalesce,

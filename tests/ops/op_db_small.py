@@ -186,6 +186,13 @@ def normal_samples(dtype):
     yield Sample((1.5, T((4,), low=0.1, high=2, seed=1)), name="float, tensor")
 
 
+def batch_norm_with_update_samples(dtype):
+    yield Sample((T((4, 3, 5)), T((3,), seed=1), T((3,), seed=2), T((3,), seed=3), T((3,), low=0.5, high=2, seed=4),
+                  0.1, 1e-5), name="with affine")
+    yield Sample((T((2, 3)), None, None, T((3,), seed=3), T((3,), low=0.5, high=2, seed=4), 0.3, 1e-3),
+                 name="no affine, 2-d")
+
+
 OPS = [
     OpInfo("slice_scatter", aten=("slice_scatter", "slice_scatter.out"), samples=slice_scatter_samples, dtypes=ALL,
            method=True, out=True, errors=scatter_size_errors),
@@ -229,4 +236,8 @@ OPS = [
     OpInfo("normal", aten=("normal.Tensor_Tensor", "normal.Tensor_Tensor_out", "normal.Tensor_float",
                            "normal.Tensor_float_out", "normal.float_Tensor", "normal.float_Tensor_out"),
            samples=normal_samples, dtypes=ALL_FLOAT, random=True, out=True, gradcheck=False),
+    OpInfo("ops.aten._batch_norm_with_update", aten=("_batch_norm_with_update", "_batch_norm_with_update.out"),
+           samples=batch_norm_with_update_samples, dtypes=("float32", "float64"), rtol=1e-5, atol=1e-5,
+           # PyTorch's backward of this operator refuses weight=None ("Expected a proper Tensor but got None")
+           grad_samples=lambda dt: list(batch_norm_with_update_samples(dt))[:1]),
 ]

@@ -6114,6 +6114,54 @@ def _autograd__native_batch_norm_legit_no_training(ks, input, weight, bias, runn
 register_autograd('aten::_native_batch_norm_legit_no_training', _autograd__native_batch_norm_legit_no_training)
 
 
+_op__batch_norm_with_update = _get_op('aten::_batch_norm_with_update')
+_fw__batch_norm_with_update = FwSpec(_op__batch_norm_with_update, (0, 1, 2), (False, False, False), 'functional', None)
+
+
+def _autograd__batch_norm_with_update(ks, input, weight, bias, running_mean, running_var, momentum, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__batch_norm_with_update, _autograd__batch_norm_with_update, ks, input, weight, bias, running_mean, running_var, momentum, eps)
+    if _gs.enabled:
+        _rg = ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias)
+        if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
+            _not_differentiable('_batch_norm_with_update', 'running_mean')
+        if (type(running_var) is _TI and running_var.autograd is not None) and requires_grad_any(running_var):
+            _not_differentiable('_batch_norm_with_update', 'running_var')
+        if _rg:
+            node = _n.BatchNormWithUpdateBackward0()
+            node.next_edges = record.edges(input, weight, bias)
+            node.input_ = record.save(input)
+            node.weight_ = record.save(weight)
+            node.bias_ = record.save(bias)
+            node.running_mean_ = record.save(running_mean)
+            node.running_var_ = record.save(running_var)
+            node.eps_ = eps
+            result = _op__batch_norm_with_update.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False, False])
+            node.result_ = record.save_output(result, (1, 2))
+            return result
+    return _op__batch_norm_with_update.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
+
+
+register_autograd('aten::_batch_norm_with_update', _autograd__batch_norm_with_update)
+
+
+_op__batch_norm_with_update_out = _get_op('aten::_batch_norm_with_update.out')
+
+
+def _autograd__batch_norm_with_update_out(ks, input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean, save_invstd, reserve):
+    if (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None) or (type(running_mean) is _TI and running_mean.autograd is not None) or (type(running_var) is _TI and running_var.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(save_mean) is _TI and save_mean.autograd is not None) or (type(save_invstd) is _TI and save_invstd.autograd is not None) or (type(reserve) is _TI and reserve.autograd is not None):
+        out_not_differentiable('_batch_norm_with_update', input, weight, bias, running_mean, running_var, out, save_mean, save_invstd, reserve)
+    result = _op__batch_norm_with_update_out.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean, save_invstd, reserve)
+    if _fw.level >= 0:
+        out_no_forward_ad('_batch_norm_with_update', input, weight, bias, running_mean, running_var, out, save_mean, save_invstd, reserve)
+    return result
+
+
+register_autograd('aten::_batch_norm_with_update.out', _autograd__batch_norm_with_update_out)
+
+
 _op_native_group_norm = _get_op('aten::native_group_norm')
 _fw_native_group_norm = FwSpec(_op_native_group_norm, (0, 1, 2), (False, False, False), 'functional', None)
 

@@ -7556,12 +7556,102 @@ def _NativeBatchNormLegitNoTrainingBackward0_jvp(input_p, input_t, weight_p, wei
     return (batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, running_mean, running_var, result[1], result[2], False, eps), None, None)
 
 
+def _BatchNormWithUpdateBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, eps, result):
+    return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], True, eps)
+
+
+class BatchNormWithUpdateBackward0(NodeBase):
+    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:146)."""
+
+    __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
+    _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
+    _inputs = ('input', 'weight', 'bias')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        bias = _unpack(node, node.bias_, 'BatchNormWithUpdateBackward0')
+        input = _unpack(node, node.input_, 'BatchNormWithUpdateBackward0')
+        result = wrap_saved(node.result_, 'BatchNormWithUpdateBackward0', node)
+        running_mean = _unpack(node, node.running_mean_, 'BatchNormWithUpdateBackward0')
+        running_var = _unpack(node, node.running_var_, 'BatchNormWithUpdateBackward0')
+        weight = _unpack(node, node.weight_, 'BatchNormWithUpdateBackward0')
+        eps = node.eps_
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _BatchNormWithUpdateBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, eps, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_input(self):
+        return _unpack(self, self.input_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_input(self):
+        return self.input_
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self, self.weight_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return self.weight_
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self, self.bias_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_bias(self):
+        return self.bias_
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self, self.running_mean_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_running_mean(self):
+        return self.running_mean_
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self, self.running_var_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_running_var(self):
+        return self.running_var_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'BatchNormWithUpdateBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_result2(self):
+        return wrap_saved(self.result_[2], 'BatchNormWithUpdateBackward0', self)
+
+    @property
+    def _raw_saved_result2(self):
+        return self.result_[2]
+
+    @property
+    def _saved_eps(self):
+        return self.eps_
+
+
 def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, group, result):
     return group_norm_backward(grads, input, result[1], result[2], weight, bias, N, C, HxW, group)
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:146)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7648,7 +7738,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:149)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:153)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -7695,7 +7785,7 @@ def _NativeDropoutBackwardBackward0_1(grad, grads, grad_output, mask, scale):
 
 
 class NativeDropoutBackwardBackward0(NodeBase):
-    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
+    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
 
     __slots__ = ('grad_output_', 'mask_', 'scale_')
     _tensor_slots = ('grad_output_', 'mask_')
@@ -7740,7 +7830,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:162)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -7784,7 +7874,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:165)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:169)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7804,7 +7894,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:169)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:173)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
