@@ -314,8 +314,25 @@ def full_like(*args, **kwargs):
 
 # -- ranges ----------------------------------------------------------------------------------------------
 
+def _default_space_dtype(start, end):
+    """linspace/logspace without a dtype: the default complex dtype for a complex endpoint, else the float one."""
+    if isinstance(start, complex) or isinstance(end, complex):
+        return _dt.get_default_complex_dtype()
+    return _dt.get_default_dtype()
+
+
+def _range_result(make, out, dtype, device, requires_grad) -> Tensor:
+    """A range factory's result: ``make(dtype, device)``, or with ``out=`` its values written into ``out`` (resized,
+    in ``out``'s dtype when none is given) and ``out`` itself returned, as the ``.out`` overloads do."""
+    if out is None:
+        return _new(make(dtype, factory_device(device)), requires_grad)
+    device = None if device is None else as_device(device)
+    res = make(out.dtype if dtype is None else dtype, out._impl.device if device is None else device)
+    return _into_out(out._impl, res.sizes, dtype, device, requires_grad, lambda t: _fac._copy.copy_(t._impl, res))
+
+
 @_dtype_checked
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; length ``ceil((end - start) / step)``.
 
     The dtype is int64 when start, end and step are all integers (bools count), else the default float
@@ -327,10 +344,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         vals = [0, _number_arg("arange", end, 1, "end"), _number_arg("arange", step, 2, "step")]
     else:
         vals = [_number_arg("arange", v, pos, name) for v, (name, pos) in zip((start, end, step), names, strict=True)]
-    if dtype is None:
+    if dtype is None and out is None:
         is_int = all(isinstance(v, (builtins.int, np.integer)) for v in vals)
         dtype = _dt.int64 if is_int else _dt.get_default_dtype()
-    return _new(_fac.arange_impl(*vals, dtype, factory_device(device)), requires_grad)
+    return _range_result(lambda dt, dev: _fac.arange_impl(*vals, dt, dev), out, dtype, device, requires_grad)
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:  # noqa: A001
@@ -359,38 +376,37 @@ def _range_endpoint(fname, value, which, pos):
     return _number_arg(fname, value, pos, which)
 
 
-def _steps_arg(fname, steps):
+def _steps_arg(fname, start, end, steps):
     if isinstance(steps, bool) or not isinstance(steps, (builtins.int, np.integer, Tensor)):
-        raise TypeError(f"{fname}() received an invalid combination of arguments - got steps of type "
-                        f"{type(steps).__name__}")
+        _Signatures(fname, _OVERLOADS[fname]).parse((start, end, steps), {})  # raises the parser's TypeError
     return operator.index(steps)
 
 
 @_dtype_checked
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
     Example:
         >>> linspace(0, 10, 7, dtype=int32).tolist()
         [0, 1, 3, 5, 6, 8, 10]
     """
-    steps = _steps_arg("linspace", steps)
+    steps = _steps_arg("linspace", start, end, steps)
     start, end = _range_endpoint("linspace", start, "start", 1), _range_endpoint("linspace", end, "end", 2)
-    if dtype is None:
-        dtype = _dt.get_default_complex_dtype() if isinstance(start, complex) or isinstance(end, complex) else \
-            _dt.get_default_dtype()
-    return _new(_fac.linspace_impl(start, end, steps, dtype, factory_device(device)), requires_grad)
+    if dtype is None and out is None:
+        dtype = _default_space_dtype(start, end)
+    return _range_result(lambda dt, dev: _fac.linspace_impl(start, end, steps, dt, dev), out, dtype, device,
+                         requires_grad)
 
 
 @_dtype_checked
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
-    steps = _steps_arg("logspace", steps)
+    steps = _steps_arg("logspace", start, end, steps)
     start, end = _range_endpoint("logspace", start, "start", 1), _range_endpoint("logspace", end, "end", 2)
-    if dtype is None:
-        dtype = _dt.get_default_complex_dtype() if isinstance(start, complex) or isinstance(end, complex) else \
-            _dt.get_default_dtype()
-    return _new(_fac.logspace_impl(start, end, steps, float(base), dtype, factory_device(device)), requires_grad)
+    if dtype is None and out is None:
+        dtype = _default_space_dtype(start, end)
+    return _range_result(lambda dt, dev: _fac.logspace_impl(start, end, steps, float(base), dt, dev), out, dtype,
+                         device, requires_grad)
 
 
 def _int_arg(fname, value, name, pos):
@@ -402,11 +418,13 @@ def _int_arg(fname, value, name, pos):
 
 
 @_dtype_checked
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+def eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """The ``n x m`` identity matrix."""
     n = _int_arg("eye", n, "n", 1)
     m = n if m is None else _int_arg("eye", m, "m", 2)
-    return _new(_fac.eye_impl(n, m, _dtype_or_default(dtype), factory_device(device)), requires_grad)
+    if dtype is None and out is None:
+        dtype = _dt.get_default_dtype()
+    return _range_result(lambda dt, dev: _fac.eye_impl(n, m, dt, dev), out, dtype, device, requires_grad)
 
 
 # -- random ----------------------------------------------------------------------------------------------
@@ -522,42 +540,33 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     return out.random_(low, high, generator=generator)
 
 
-def _normal_tensors(mean, std, gen) -> Tensor:
-    """``normal_out_impl``: standard draws in the result (``mean``'s dtype, else ``std``'s) then ``mul_(std)`` and
-    ``add_(mean)`` — or, with a number ``std``, draws with that std and ``add_(mean)``."""
-    if isinstance(std, Tensor):
-        if np.any(std._impl.values_np() < 0):
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-    elif std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
-    like = mean if isinstance(mean, Tensor) else std
-    m = mean._impl.values_np() if isinstance(mean, Tensor) else mean
-    s = std._impl.values_np() if isinstance(std, Tensor) else std
-    res = _fac.empty_impl(tuple(np.broadcast_shapes(np.shape(m), np.shape(s))), like.dtype, like.device)
-    _rand.normal_(res, 0.0, 1.0 if isinstance(std, Tensor) else float(std), gen)
-    if res.storage._data is not None:
-        out = res.as_numpy()
-        with np.errstate(over="ignore", invalid="ignore"):
-            if isinstance(std, Tensor):
-                np.multiply(out, s, out=out, casting="unsafe")
-            np.add(out, np.asarray(m, dtype=out.dtype), out=out, casting="unsafe")  # a number mean: full({}, mean)
-    return wrap(res)
-
-
 @_dtype_checked
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
-           out=None) -> Tensor:
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None, pin_memory=False,
+           requires_grad=False, out=None) -> Tensor:
     """Normal samples: scalar mean/std with ``size``, or elementwise from tensor ``mean``/``std``.
 
-    With a tensor ``mean`` the result has ``mean``'s dtype (else ``std``'s) and the broadcast shape.
+    With a tensor ``mean`` the result has ``mean``'s dtype (else ``std``'s) and the broadcast shape; the tensor
+    forms are the ``normal.Tensor_*`` operators (their gradients are zeros, as PyTorch's). ``out=`` is written and
+    returned.
     """
     gen = _gen(generator, "normal")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        return _normal_tensors(mean, std, gen)
+        kind = ("Tensor" if isinstance(mean, Tensor) else "float") + "_" + ("Tensor" if isinstance(std, Tensor)
+                                                                            else "float")
+        m = mean._impl if isinstance(mean, Tensor) else float(mean)
+        s = std._impl if isinstance(std, Tensor) else float(std)
+        if out is not None:
+            getattr(_aten, f"normal_{kind}_out")(m, s, generator, out._impl)
+            return out
+        return wrap(getattr(_aten, f"normal_{kind}")(m, s, generator))
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected "
                         "a size when mean and std are numbers")
-    res = _fac.empty_impl(parse_size((size,), "normal"), _dtype_or_default(dtype), as_device(device))
+    sizes = parse_size((size,), "normal")
+    if out is not None:
+        return _into_out(out._impl, tuple(sizes), dtype, None if device is None else as_device(device), requires_grad,
+                         lambda t: _rand.normal_(t._impl, float(mean), float(std), gen))
+    res = _fac.empty_impl(sizes, _dtype_or_default(dtype), as_device(device))
     _rand.normal_(res, float(mean), float(std), gen)
     return _new(res, requires_grad)
 

@@ -1,5 +1,6 @@
 """Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive``, ``norm``,
-``broadcast_tensors``, ``atleast_1d``/``2d``/``3d``, ``lu``, ``tensordot``, ``block_diag``, ``cartesian_prod`` — and
+``broadcast_tensors``, ``atleast_1d``/``2d``/``3d``, ``lu``, ``tensordot``, ``block_diag``, ``cartesian_prod``,
+``unravel_index``, ``gradient`` — and
 the ``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
 
 PyTorch writes these in Python over the aten operators; so does glasstorch: each parses its arguments the
@@ -13,14 +14,20 @@ Invariant: no data is touched here; every result comes from an operator.
 
 from __future__ import annotations
 
+import itertools
+import operator
+from collections.abc import Sequence
+
+from . import _functions as _fn
 from . import linalg as _linalg
+from ._core import dtype as _dt
 from ._core import shape as _shape
 from ._generated import functions as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
            "stft", "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod", "meshgrid",
-           "install"]
+           "unravel_index", "gradient", "install"]
 
 
 def _subscript(n) -> str:
@@ -273,6 +280,130 @@ def meshgrid(*tensors, indexing=None):
     return tuple(_ops.meshgrid(tensors, indexing=indexing))
 
 
+def unravel_index(indices, shape):
+    """The coordinates in ``shape`` of each flat (row-major) index, one tensor per dimension; indices past the
+    end wrap around (each coordinate is taken modulo its size), as PyTorch's ``torch.unravel_index`` does.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> [c.tolist() for c in torch.unravel_index(torch.tensor([5, 7]), (2, 4))]
+        [[1, 1], [1, 3]]
+    """
+    if indices.is_complex() or indices.is_floating_point() or indices.dtype == _dt.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if not isinstance(shape, (int, Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    for d in shape:
+        if not isinstance(d, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(d)}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")
+    # the row-major stride of each dimension: the product of the sizes after it
+    strides = list(itertools.accumulate(reversed(shape[1:] + [1]), operator.mul))[::-1]
+    coords = _ops.remainder(_ops.floor_divide(indices.unsqueeze(-1), _fn.tensor(strides, device=indices.device)),
+                            _fn.tensor(shape, dtype=_dt.int64, device=indices.device))
+    return coords.unbind(-1)
+
+
+def _gradient_checks(input, n_spacing, dim, edge_order) -> list:
+    """PyTorch's ``pre_check_gradient``; returns the dims to differentiate along (as given, unwrapped)."""
+    if input.dtype == _dt.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if n_spacing is not None and dim is None and n_spacing != input.dim():
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                           f"to 'self.dim() = {input.dim()}', since dim argument was not given, but got a list of "
+                           f"length {n_spacing}")
+    if n_spacing is not None and dim is not None and n_spacing != len(dim):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length {n_spacing} "
+                           f"and a dim argument of length {len(dim)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = list(range(input.dim())) if dim is None else list(dim)
+    seen = set()
+    for d in dims:
+        w = _shape.wrap_dim(d, input.dim())
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.add(w)
+    if any(input.shape[d] < edge_order + 1 for d in dims):
+        raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    return dims
+
+
+def _along(t, d, start, stop=None):
+    return t.narrow(d, start, (t.shape[d] if stop is None else stop) - start)
+
+
+def _gradient_uniform(x, d, h, edge_order):
+    """Central differences with a uniform step ``h`` (one-sided, of ``edge_order``'s accuracy, at the ends)."""
+    n = x.shape[d]
+    # the graph is built in PyTorch's order (centre, head, tail): the backward then sums the slices' gradients in
+    # the same order, which float16/bfloat16 results can tell apart
+    center = (_along(x, d, 2) - _along(x, d, 0, n - 2)) / h
+    if edge_order == 1:
+        head = (_along(x, d, 1, 2) - _along(x, d, 0, 1)) / h
+        tail = (_along(x, d, n - 1) - _along(x, d, n - 2, n - 1)) / h
+    else:
+        head = (_along(x, d, 0, 1) * -1.5 + _along(x, d, 1, 2) * 2 - _along(x, d, 2, 3) * 0.5) / h
+        tail = (_along(x, d, n - 3, n - 2) * 0.5 - _along(x, d, n - 2, n - 1) * 2 + _along(x, d, n - 1) * 1.5) / h
+    return _ops.cat([head, center / 2, tail], d)
+
+
+def _gradient_coordinates(x, d, coords, edge_order):
+    """Second-order differences over the sample coordinates ``coords`` along ``d`` (uneven steps)."""
+    if coords.dim() != 1:
+        raise RuntimeError(f"torch.gradient expected each element of spacing to have one dimension, but got an "
+                           f"element with {coords.dim()} dimensions!")
+    n = x.shape[d]
+    shape = [1] * x.dim()
+    shape[d] = -1
+    dx = coords.diff(1, 0)
+    h1, h2 = dx[:-1], dx[1:]
+    a = (-h2 / (h1 * (h1 + h2))).reshape(shape)
+    b = ((h2 - h1) / (h1 * h2)).reshape(shape)
+    c = (h1 / (h2 * (h1 + h2))).reshape(shape)
+    center = a * _along(x, d, 0, n - 2) + b * _along(x, d, 1, n - 1) + c * _along(x, d, 2)
+    if edge_order == 1:
+        head = (_along(x, d, 1, 2) - _along(x, d, 0, 1)) / dx[0]
+        tail = (_along(x, d, n - 1) - _along(x, d, n - 2, n - 1)) / dx[-1]
+    else:
+        d0, d1, e0, e1 = dx[0], dx[1], dx[-1], dx[-2]
+        head = (-(2.0 * d0 + d1) / (d0 * (d0 + d1)) * _along(x, d, 0, 1) + (d0 + d1) / (d0 * d1) * _along(x, d, 1, 2)
+                + (-d0) / (d1 * (d0 + d1)) * _along(x, d, 2, 3))
+        tail = (e0 / (e1 * (e0 + e1)) * _along(x, d, n - 3, n - 2) - (e0 + e1) / (e0 * e1) * _along(x, d, n - 2, n - 1)
+                + (2 * e0 + e1) / (e0 * (e0 + e1)) * _along(x, d, n - 1))
+    return _ops.cat([head, center, tail], d)
+
+
+def gradient(input, *, spacing=None, dim=None, edge_order=1):
+    """The derivative of a sampled function along each of ``dim`` (all dims by default), by central differences
+    inside and one-sided ones of ``edge_order`` (1 or 2) at the ends, as ``torch.gradient``.
+
+    ``spacing``: the step (a number, one number per dim), or the sample coordinates (one 1-d tensor per dim).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.gradient(torch.tensor([1.0, 4.0, 9.0, 16.0]))[0].tolist()
+        [3.0, 4.0, 6.0, 7.0]
+    """
+    if isinstance(dim, int):
+        dim = [dim]
+    listed = isinstance(spacing, (list, tuple))
+    dims = _gradient_checks(input, len(spacing) if listed else None, dim, edge_order)
+    if listed and spacing and isinstance(spacing[0], Tensor):
+        for c in spacing:
+            if c.device != input.device:
+                raise RuntimeError(f"torch.gradient expected each tensor to be on the same device, but got devices "
+                                   f"{input.device} and {c.device}!")
+        return tuple(_gradient_coordinates(input, _shape.wrap_dim(d, input.dim()), c, edge_order)
+                     for d, c in zip(dims, spacing, strict=True))
+    steps = list(spacing) if listed else [1.0 if spacing is None else spacing] * len(dims)
+    return tuple(_gradient_uniform(input, _shape.wrap_dim(d, input.dim()), h, edge_order)
+                 for d, h in zip(dims, steps, strict=True))
+
+
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
 
@@ -319,7 +450,7 @@ def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
                  "atleast_2d", "atleast_3d", "lu", "tensordot", "block_diag",
-                 "cartesian_prod", "meshgrid", "stft"):
+                 "cartesian_prod", "meshgrid", "stft", "unravel_index", "gradient"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu"),

@@ -14,6 +14,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d_backward as _op__adaptive_avg_pool2d_backward,
     _adaptive_avg_pool3d as _op__adaptive_avg_pool3d,
     _adaptive_avg_pool3d_backward as _op__adaptive_avg_pool3d_backward,
+    _batch_norm_with_update as _op__batch_norm_with_update,
+    _batch_norm_with_update_out as _op__batch_norm_with_update_out,
+    _chunk_cat as _op__chunk_cat,
+    _chunk_cat_out as _op__chunk_cat_out,
     _coalesce as _op__coalesce,
     _coalesced_ as _op__coalesced_,
     _conj as _op__conj,
@@ -141,9 +145,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _reshape_alias as _op__reshape_alias,
     _reshape_alias_copy as _op__reshape_alias_copy,
     _reshape_alias_copy_out as _op__reshape_alias_copy_out,
+    _safe_softmax as _op__safe_softmax,
     _scaled_dot_product_attention_math as _op__scaled_dot_product_attention_math,
     _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
     _softmax as _op__softmax,
+    _softmax_backward_data as _op__softmax_backward_data,
     _softmax_out as _op__softmax_out,
     _sparse_addmm as _op__sparse_addmm,
     _sparse_compressed_tensor_unsafe as _op__sparse_compressed_tensor_unsafe,
@@ -168,6 +174,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _unique as _op__unique,
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,
+    _unsafe_masked_index as _op__unsafe_masked_index,
+    _unsafe_masked_index_put_accumulate as _op__unsafe_masked_index_put_accumulate,
     _unsafe_view as _op__unsafe_view,
     _upsample_nearest_exact1d as _op__upsample_nearest_exact1d,
     _upsample_nearest_exact1d_backward as _op__upsample_nearest_exact1d_backward,
@@ -226,6 +234,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     addmv as _op_addmv,
     addmv_ as _op_addmv_,
     addmv_out as _op_addmv_out,
+    addr as _op_addr,
+    addr_ as _op_addr_,
+    addr_out as _op_addr_out,
     alias as _op_alias,
     alias_copy as _op_alias_copy,
     alias_copy_out as _op_alias_copy_out,
@@ -283,6 +294,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     as_strided_ as _op_as_strided_,
     as_strided_copy as _op_as_strided_copy,
     as_strided_copy_out as _op_as_strided_copy_out,
+    as_strided_scatter as _op_as_strided_scatter,
     asin as _op_asin,
     asin_ as _op_asin_,
     asin_out as _op_asin_out,
@@ -391,6 +403,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cartesian_prod as _op_cartesian_prod,
     cat as _op_cat,
     cat_out as _op_cat_out,
+    cauchy_ as _op_cauchy_,
     ccol_indices as _op_ccol_indices,
     ceil as _op_ceil,
     ceil_ as _op_ceil_,
@@ -505,6 +518,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     diagonal as _op_diagonal,
     diagonal_copy as _op_diagonal_copy,
     diagonal_copy_out as _op_diagonal_copy_out,
+    diagonal_scatter as _op_diagonal_scatter,
     diff as _op_diff,
     diff_out as _op_diff_out,
     digamma as _op_digamma,
@@ -548,6 +562,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     elu_out as _op_elu_out,
     embedding as _op_embedding,
     embedding_renorm_ as _op_embedding_renorm_,
+    empty_permuted as _op_empty_permuted,
     eq_Scalar as _op_eq_Scalar,
     eq_Scalar_out as _op_eq_Scalar_out,
     eq_Tensor as _op_eq_Tensor,
@@ -624,6 +639,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     fft_rfftfreq_out as _op_fft_rfftfreq_out,
     fft_rfftn as _op_fft_rfftn,
     fft_rfftn_out as _op_fft_rfftn_out,
+    fill_Scalar as _op_fill_Scalar,
+    fill_Tensor as _op_fill_Tensor,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
     fix as _op_fix,
@@ -663,6 +680,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     frac as _op_frac,
     frac_ as _op_frac_,
     frac_out as _op_frac_out,
+    frexp_Tensor as _op_frexp_Tensor,
+    frexp_Tensor_out as _op_frexp_Tensor_out,
     gather as _op_gather,
     gather_out as _op_gather_out,
     gcd as _op_gcd,
@@ -679,6 +698,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     gelu_backward as _op_gelu_backward,
     gelu_backward_grad_input as _op_gelu_backward_grad_input,
     gelu_out as _op_gelu_out,
+    geometric_ as _op_geometric_,
     geqrf as _op_geqrf,
     geqrf_a as _op_geqrf_a,
     ger as _op_ger,
@@ -808,6 +828,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lcm as _op_lcm,
     lcm_ as _op_lcm_,
     lcm_out as _op_lcm_out,
+    ldexp_ as _op_ldexp_,
+    ldexp_Tensor as _op_ldexp_Tensor,
+    ldexp_out as _op_ldexp_out,
     le_Scalar as _op_le_Scalar,
     le_Scalar_out as _op_le_Scalar_out,
     le_Tensor as _op_le_Tensor,
@@ -942,6 +965,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     log2_ as _op_log2_,
     log2_out as _op_log2_out,
     log_ as _op_log_,
+    log_normal_ as _op_log_normal_,
     log_out as _op_log_out,
     log_sigmoid as _op_log_sigmoid,
     log_sigmoid_backward as _op_log_sigmoid_backward,
@@ -1092,6 +1116,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     native_batch_norm as _op_native_batch_norm,
     native_channel_shuffle as _op_native_channel_shuffle,
     native_dropout as _op_native_dropout,
+    native_dropout_backward as _op_native_dropout_backward,
     native_group_norm as _op_native_group_norm,
     native_layer_norm as _op_native_layer_norm,
     ne_Scalar as _op_ne_Scalar,
@@ -1135,6 +1160,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     norm_dtype_out as _op_norm_dtype_out,
     norm_out as _op_norm_out,
     normal_ as _op_normal_,
+    normal_Tensor_Tensor as _op_normal_Tensor_Tensor,
+    normal_Tensor_Tensor_out as _op_normal_Tensor_Tensor_out,
+    normal_Tensor_float as _op_normal_Tensor_float,
+    normal_Tensor_float_out as _op_normal_Tensor_float_out,
+    normal_float_Tensor as _op_normal_float_Tensor,
+    normal_float_Tensor_out as _op_normal_float_Tensor_out,
     not_equal_Scalar as _op_not_equal_Scalar,
     not_equal_Scalar_out as _op_not_equal_Scalar_out,
     not_equal_Tensor as _op_not_equal_Tensor,
@@ -1175,6 +1206,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     prod_dim_int as _op_prod_dim_int,
     prod_int_out as _op_prod_int_out,
     prod_out as _op_prod_out,
+    put as _op_put,
+    put_ as _op_put_,
     qr as _op_qr,
     qr_Q as _op_qr_Q,
     rad2deg as _op_rad2deg,
@@ -1284,6 +1317,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     select_copy_int as _op_select_copy_int,
     select_copy_int_out as _op_select_copy_int_out,
     select_int as _op_select_int,
+    select_scatter as _op_select_scatter,
     selu as _op_selu,
     selu_ as _op_selu_,
     set_ as _op_set_,
@@ -1319,6 +1353,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     slice_copy_Tensor as _op_slice_copy_Tensor,
     slice_copy_Tensor_out as _op_slice_copy_Tensor_out,
     slice_inverse as _op_slice_inverse,
+    slice_scatter as _op_slice_scatter,
+    slice_scatter_out as _op_slice_scatter_out,
     slogdet as _op_slogdet,
     slogdet_out as _op_slogdet_out,
     smooth_l1_loss as _op_smooth_l1_loss,
@@ -1772,27 +1808,29 @@ _rt_linalg_lstsq_50 = _return_type('linalg_lstsq', ['solution', 'residuals', 'ra
 _rt_linalg_lstsq_out_51 = _return_type('linalg_lstsq_out', ['solution', 'residuals', 'rank', 'singular_values'])
 _rt_nll_loss_forward_52 = _return_type('nll_loss_forward', ['output', 'total_weight'])
 _rt_nll_loss2d_forward_53 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
-_rt_max_54 = _return_type('max', ['values', 'indices'])
-_rt_max_out_55 = _return_type('max_out', ['values', 'indices'])
-_rt_min_56 = _return_type('min', ['values', 'indices'])
-_rt_min_out_57 = _return_type('min_out', ['values', 'indices'])
-_rt_sort_58 = _return_type('sort', ['values', 'indices'])
-_rt_sort_out_59 = _return_type('sort_out', ['values', 'indices'])
-_rt_topk_60 = _return_type('topk', ['values', 'indices'])
-_rt_topk_out_61 = _return_type('topk_out', ['values', 'indices'])
-_rt_kthvalue_62 = _return_type('kthvalue', ['values', 'indices'])
-_rt_kthvalue_out_63 = _return_type('kthvalue_out', ['values', 'indices'])
-_rt_cummax_64 = _return_type('cummax', ['values', 'indices'])
-_rt_cummax_out_65 = _return_type('cummax_out', ['values', 'indices'])
-_rt_cummin_66 = _return_type('cummin', ['values', 'indices'])
-_rt_cummin_out_67 = _return_type('cummin_out', ['values', 'indices'])
-_rt_median_68 = _return_type('median', ['values', 'indices'])
-_rt_median_out_69 = _return_type('median_out', ['values', 'indices'])
-_rt_nanmedian_70 = _return_type('nanmedian', ['values', 'indices'])
-_rt_nanmedian_out_71 = _return_type('nanmedian_out', ['values', 'indices'])
-_rt_mode_72 = _return_type('mode', ['values', 'indices'])
-_rt_mode_out_73 = _return_type('mode_out', ['values', 'indices'])
-_rt_unpack_dual_74 = _return_type('_unpack_dual', ['primal', 'tangent'])
+_rt_frexp_54 = _return_type('frexp', ['mantissa', 'exponent'])
+_rt_frexp_out_55 = _return_type('frexp_out', ['mantissa', 'exponent'])
+_rt_max_56 = _return_type('max', ['values', 'indices'])
+_rt_max_out_57 = _return_type('max_out', ['values', 'indices'])
+_rt_min_58 = _return_type('min', ['values', 'indices'])
+_rt_min_out_59 = _return_type('min_out', ['values', 'indices'])
+_rt_sort_60 = _return_type('sort', ['values', 'indices'])
+_rt_sort_out_61 = _return_type('sort_out', ['values', 'indices'])
+_rt_topk_62 = _return_type('topk', ['values', 'indices'])
+_rt_topk_out_63 = _return_type('topk_out', ['values', 'indices'])
+_rt_kthvalue_64 = _return_type('kthvalue', ['values', 'indices'])
+_rt_kthvalue_out_65 = _return_type('kthvalue_out', ['values', 'indices'])
+_rt_cummax_66 = _return_type('cummax', ['values', 'indices'])
+_rt_cummax_out_67 = _return_type('cummax_out', ['values', 'indices'])
+_rt_cummin_68 = _return_type('cummin', ['values', 'indices'])
+_rt_cummin_out_69 = _return_type('cummin_out', ['values', 'indices'])
+_rt_median_70 = _return_type('median', ['values', 'indices'])
+_rt_median_out_71 = _return_type('median_out', ['values', 'indices'])
+_rt_nanmedian_72 = _return_type('nanmedian', ['values', 'indices'])
+_rt_nanmedian_out_73 = _return_type('nanmedian_out', ['values', 'indices'])
+_rt_mode_74 = _return_type('mode', ['values', 'indices'])
+_rt_mode_out_75 = _return_type('mode_out', ['values', 'indices'])
+_rt_unpack_dual_76 = _return_type('_unpack_dual', ['primal', 'tangent'])
 
 
 _sig_absolute = _Signatures('absolute', [
@@ -3211,6 +3249,20 @@ def _is_zerotensor(*args, **kwargs):
     return _op__is_zerotensor.call(a[0])
 
 
+_sig_empty_permuted = _Signatures('empty_permuted', [
+    'empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def empty_permuted(*args, **kwargs):
+    """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    try:
+        i, a = _sig_empty_permuted.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, empty_permuted, args, kwargs)
+    return _requires_grad(a[6], _op_empty_permuted.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
 _sig__foreach_abs = _Signatures('_foreach_abs', [
     '_foreach_abs(Tensor[] self)',
 ], numbers_as_tensors=False, is_method=False)
@@ -4378,6 +4430,28 @@ def take(*args, **kwargs):
     return _wrap(_op_take_out.call(a[0], a[1], a[2]))
 
 
+_sig_put = _Signatures('put', [
+    'put(Tensor input, Tensor index, Tensor source, bool accumulate=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def put(*args, **kwargs):
+    """put(Tensor input, Tensor index, Tensor source, bool accumulate=False)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is bool:
+            return _wrap(_op_put.call(_a0._impl, _a1._impl, _a2._impl, _a3))
+    try:
+        i, a = _sig_put.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, put, args, kwargs)
+    return _wrap(_op_put.call(a[0], a[1], a[2], a[3]))
+
+
 _sig_take_along_dim = _Signatures('take_along_dim', [
     'take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -4648,6 +4722,34 @@ def one_hot(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, one_hot, args, kwargs)
     return _wrap(_op_one_hot.call(a[0], a[1]))
+
+
+_sig__unsafe_masked_index = _Signatures('_unsafe_masked_index', [
+    '_unsafe_masked_index(Tensor input, Tensor mask, Tensor?[] indices, Scalar fill)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _unsafe_masked_index(*args, **kwargs):
+    """_unsafe_masked_index(Tensor input, Tensor mask, Tensor?[] indices, Scalar fill)"""
+    try:
+        i, a = _sig__unsafe_masked_index.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _unsafe_masked_index, args, kwargs)
+    return _wrap(_op__unsafe_masked_index.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__unsafe_masked_index_put_accumulate = _Signatures('_unsafe_masked_index_put_accumulate', [
+    '_unsafe_masked_index_put_accumulate(Tensor input, Tensor mask, Tensor?[] indices, Tensor values)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _unsafe_masked_index_put_accumulate(*args, **kwargs):
+    """_unsafe_masked_index_put_accumulate(Tensor input, Tensor mask, Tensor?[] indices, Tensor values)"""
+    try:
+        i, a = _sig__unsafe_masked_index_put_accumulate.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _unsafe_masked_index_put_accumulate, args, kwargs)
+    return _wrap(_op__unsafe_masked_index_put_accumulate.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_trapezoid = _Signatures('trapezoid', [
@@ -5388,6 +5490,49 @@ def linalg_svdvals(*args, **kwargs):
     if a[2] is None:
         return _wrap(_op_linalg_svdvals.call(a[0], a[1]))
     return _wrap(_op_linalg_svdvals_out.call(a[0], a[1], a[2]))
+
+
+_sig_addr = _Signatures('addr', [
+    'addr(Scalar beta, Tensor input, Scalar alpha, Tensor vec1, Tensor vec2, *, Tensor? out=None)|deprecated',
+    'addr(Scalar beta, Tensor input, Tensor vec1, Tensor vec2, *, Tensor? out=None)|deprecated',
+    'addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def addr(*args, **kwargs):
+    """addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_addr.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_addr_out.call(_a0._impl, _a1._impl, _a2._impl, 1, 1, _o._impl))
+    try:
+        i, a = _sig_addr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addr, args, kwargs)
+    if i == 0:
+        if a[5] is None:
+            return _wrap(_op_addr.call(a[1], a[3], a[4], a[0], a[2]))
+        return _wrap(_op_addr_out.call(a[1], a[3], a[4], a[0], a[2], a[5]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_addr.call(a[1], a[2], a[3], a[0], 1))
+        return _wrap(_op_addr_out.call(a[1], a[2], a[3], a[0], 1, a[4]))
+    elif i == 2:
+        if a[5] is None:
+            return _wrap(_op_addr.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_addr_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
 _sig_linalg_lu_factor = _Signatures('linalg_lu_factor', [
@@ -6911,6 +7056,34 @@ def _softmax(*args, **kwargs):
     return _wrap(_op__softmax_out.call(a[0], a[1], a[2], a[3]))
 
 
+_sig__softmax_backward_data = _Signatures('_softmax_backward_data', [
+    '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _softmax_backward_data(*args, **kwargs):
+    """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)"""
+    try:
+        i, a = _sig__softmax_backward_data.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _softmax_backward_data, args, kwargs)
+    return _wrap(_op__softmax_backward_data.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__safe_softmax = _Signatures('_safe_softmax', [
+    '_safe_softmax(Tensor input, int dim, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _safe_softmax(*args, **kwargs):
+    """_safe_softmax(Tensor input, int dim, ScalarType? dtype=None)"""
+    try:
+        i, a = _sig__safe_softmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _safe_softmax, args, kwargs)
+    return _wrap(_op__safe_softmax.call(a[0], a[1], a[2]))
+
+
 _sig_log_softmax = _Signatures('log_softmax', [
     'log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -7960,6 +8133,22 @@ def _native_batch_norm_legit(*args, **kwargs):
         return _wrap_tuple(_op__native_batch_norm_legit_no_stats.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
+_sig__batch_norm_with_update = _Signatures('_batch_norm_with_update', [
+    '_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor[4]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _batch_norm_with_update(*args, **kwargs):
+    """_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor[4]? out=None)"""
+    try:
+        i, a = _sig__batch_norm_with_update.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _batch_norm_with_update, args, kwargs)
+    if a[7] is None:
+        return _wrap_tuple(_op__batch_norm_with_update.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+    return _wrap_tuple(_op__batch_norm_with_update_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], *a[7]))
+
+
 _sig__native_batch_norm_legit_no_training = _Signatures('_native_batch_norm_legit_no_training', [
     '_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps)',
 ], numbers_as_tensors=False, is_method=False)
@@ -8182,6 +8371,27 @@ def native_dropout(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, native_dropout, args, kwargs)
     return _wrap_tuple(_op_native_dropout.call(a[0], a[1], a[2]))
+
+
+_sig_native_dropout_backward = _Signatures('native_dropout_backward', [
+    'native_dropout_backward(Tensor grad_output, Tensor mask, float scale)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def native_dropout_backward(*args, **kwargs):
+    """native_dropout_backward(Tensor grad_output, Tensor mask, float scale)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is float:
+            return _wrap(_op_native_dropout_backward.call(_a0._impl, _a1._impl, _a2))
+    try:
+        i, a = _sig_native_dropout_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, native_dropout_backward, args, kwargs)
+    return _wrap(_op_native_dropout_backward.call(a[0], a[1], a[2]))
 
 
 _sig_embedding = _Signatures('embedding', [
@@ -12502,6 +12712,77 @@ def float_power(*args, **kwargs):
         return _wrap(_op_float_power_Tensor_Scalar_out.call(a[0], a[1], a[2]))
 
 
+_sig_frexp = _Signatures('frexp', [
+    'frexp(Tensor input, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def frexp(*args, **kwargs):
+    """frexp(Tensor input, *, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_frexp_54, _op_frexp_Tensor.call(_a0._impl))
+    try:
+        i, a = _sig_frexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, frexp, args, kwargs)
+    if a[1] is None:
+        return _make_rt(_rt_frexp_54, _op_frexp_Tensor.call(a[0]))
+    return _make_rt(_rt_frexp_out_55, _op_frexp_Tensor_out.call(a[0], *a[1]))
+
+
+_sig_ldexp = _Signatures('ldexp', [
+    'ldexp(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ldexp(*args, **kwargs):
+    """ldexp(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_ldexp_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_ldexp_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_ldexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ldexp, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_ldexp_Tensor.call(a[0], a[1]))
+    return _wrap(_op_ldexp_out.call(a[0], a[1], a[2]))
+
+
+_sig_ldexp_ = _Signatures('ldexp_', [
+    'ldexp_(Tensor input, Tensor other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ldexp_(*args, **kwargs):
+    """ldexp_(Tensor input, Tensor other)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_ldexp_.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_ldexp_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ldexp_, args, kwargs)
+    return _wrap(_op_ldexp_.call(a[0], a[1]))
+
+
 _sig_pixel_shuffle = _Signatures('pixel_shuffle', [
     'pixel_shuffle(Tensor input, int upscale_factor)',
 ], numbers_as_tensors=False, is_method=False)
@@ -13183,8 +13464,8 @@ def max(*args, **kwargs):
         return _wrap(_op_max_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_max_54, _op_max_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_max_out_55, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_max_56, _op_max_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_max_out_57, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_min = _Signatures('min', [
@@ -13222,8 +13503,8 @@ def min(*args, **kwargs):
         return _wrap(_op_min_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_min_56, _op_min_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_min_out_57, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_min_58, _op_min_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_min_out_59, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_amax = _Signatures('amax', [
@@ -14343,6 +14624,22 @@ def diff(*args, **kwargs):
     return _wrap(_op_diff_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
+_sig__chunk_cat = _Signatures('_chunk_cat', [
+    '_chunk_cat(Tensor[] tensors, int dim, int num_chunks, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _chunk_cat(*args, **kwargs):
+    """_chunk_cat(Tensor[] tensors, int dim, int num_chunks, *, Tensor? out=None)"""
+    try:
+        i, a = _sig__chunk_cat.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _chunk_cat, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op__chunk_cat.call(a[0], a[1], a[2]))
+    return _wrap(_op__chunk_cat_out.call(a[0], a[1], a[2], a[3]))
+
+
 _sig_sort = _Signatures('sort', [
     'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)',
     'sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[2]? out=None)',
@@ -14355,19 +14652,19 @@ def sort(*args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
-            return _make_rt(_rt_sort_58, _op_sort_stable.call(_a0._impl, None, -1, False))
+            return _make_rt(_rt_sort_60, _op_sort_stable.call(_a0._impl, None, -1, False))
     try:
         i, a = _sig_sort.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, sort, args, kwargs)
     if i == 0:
         if a[4] is None:
-            return _make_rt(_rt_sort_58, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
-        return _make_rt(_rt_sort_out_59, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
+            return _make_rt(_rt_sort_60, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
+        return _make_rt(_rt_sort_out_61, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_sort_58, _op_sort.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_sort_out_59, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_sort_60, _op_sort.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_out_61, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_argsort = _Signatures('argsort', [
@@ -14440,14 +14737,14 @@ def topk(*args, **kwargs):
         _t3 = type(_a3)
         _t4 = type(_a4)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool and _t4 is bool:
-            return _make_rt(_rt_topk_60, _op_topk.call(_a0._impl, _a1, _a2, _a3, _a4))
+            return _make_rt(_rt_topk_62, _op_topk.call(_a0._impl, _a1, _a2, _a3, _a4))
     try:
         i, a = _sig_topk.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, topk, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_topk_60, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
-    return _make_rt(_rt_topk_out_61, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+        return _make_rt(_rt_topk_62, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
+    return _make_rt(_rt_topk_out_63, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
 _sig_kthvalue = _Signatures('kthvalue', [
@@ -14464,14 +14761,14 @@ def kthvalue(*args, **kwargs):
         _t2 = type(_a2)
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool:
-            return _make_rt(_rt_kthvalue_62, _op_kthvalue.call(_a0._impl, _a1, _a2, _a3))
+            return _make_rt(_rt_kthvalue_64, _op_kthvalue.call(_a0._impl, _a1, _a2, _a3))
     try:
         i, a = _sig_kthvalue.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, kthvalue, args, kwargs)
     if a[4] is None:
-        return _make_rt(_rt_kthvalue_62, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
-    return _make_rt(_rt_kthvalue_out_63, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
+        return _make_rt(_rt_kthvalue_64, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_kthvalue_out_65, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
 
 
 _sig_cummax = _Signatures('cummax', [
@@ -14486,14 +14783,14 @@ def cummax(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_cummax_64, _op_cummax.call(_a0._impl, _a1))
+            return _make_rt(_rt_cummax_66, _op_cummax.call(_a0._impl, _a1))
     try:
         i, a = _sig_cummax.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummax, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_cummax_64, _op_cummax.call(a[0], a[1]))
-    return _make_rt(_rt_cummax_out_65, _op_cummax_out.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_cummax_66, _op_cummax.call(a[0], a[1]))
+    return _make_rt(_rt_cummax_out_67, _op_cummax_out.call(a[0], a[1], *a[2]))
 
 
 _sig_cummin = _Signatures('cummin', [
@@ -14508,14 +14805,14 @@ def cummin(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_cummin_66, _op_cummin.call(_a0._impl, _a1))
+            return _make_rt(_rt_cummin_68, _op_cummin.call(_a0._impl, _a1))
     try:
         i, a = _sig_cummin.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummin, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_cummin_66, _op_cummin.call(a[0], a[1]))
-    return _make_rt(_rt_cummin_out_67, _op_cummin_out.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_cummin_68, _op_cummin.call(a[0], a[1]))
+    return _make_rt(_rt_cummin_out_69, _op_cummin_out.call(a[0], a[1], *a[2]))
 
 
 _sig_median = _Signatures('median', [
@@ -14539,8 +14836,8 @@ def median(*args, **kwargs):
         return _wrap(_op_median.call(a[0]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_median_68, _op_median_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_median_out_69, _op_median_dim_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_median_70, _op_median_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_median_out_71, _op_median_dim_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_nanmedian = _Signatures('nanmedian', [
@@ -14564,8 +14861,8 @@ def nanmedian(*args, **kwargs):
         return _wrap(_op_nanmedian.call(a[0]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_nanmedian_70, _op_nanmedian_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_nanmedian_out_71, _op_nanmedian_dim_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_nanmedian_72, _op_nanmedian_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_nanmedian_out_73, _op_nanmedian_dim_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_mode = _Signatures('mode', [
@@ -14581,14 +14878,14 @@ def mode(*args, **kwargs):
         _t1 = type(_a1)
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
-            return _make_rt(_rt_mode_72, _op_mode.call(_a0._impl, _a1, _a2))
+            return _make_rt(_rt_mode_74, _op_mode.call(_a0._impl, _a1, _a2))
     try:
         i, a = _sig_mode.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, mode, args, kwargs)
     if a[3] is None:
-        return _make_rt(_rt_mode_72, _op_mode.call(a[0], a[1], a[2]))
-    return _make_rt(_rt_mode_out_73, _op_mode_values.call(a[0], a[1], a[2], *a[3]))
+        return _make_rt(_rt_mode_74, _op_mode.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_mode_out_75, _op_mode_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig__unique = _Signatures('_unique', [
@@ -18053,6 +18350,105 @@ def _test_autograd_multiple_dispatch_view_copy(*args, **kwargs):
     return _wrap(_op__test_autograd_multiple_dispatch_view_copy_out.call(a[0], a[1]))
 
 
+_sig_slice_scatter = _Signatures('slice_scatter', [
+    'slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def slice_scatter(*args, **kwargs):
+    """slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_slice_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, slice_scatter, args, kwargs)
+    if a[6] is None:
+        return _wrap(_op_slice_scatter.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    return _wrap(_op_slice_scatter_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_select_scatter = _Signatures('select_scatter', [
+    'select_scatter(Tensor input, Tensor src, int dim, SymInt index)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def select_scatter(*args, **kwargs):
+    """select_scatter(Tensor input, Tensor src, int dim, SymInt index)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_select_scatter.call(_a0._impl, _a1._impl, _a2, _a3))
+    try:
+        i, a = _sig_select_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, select_scatter, args, kwargs)
+    return _wrap(_op_select_scatter.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_diagonal_scatter = _Signatures('diagonal_scatter', [
+    'diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def diagonal_scatter(*args, **kwargs):
+    """diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)"""
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808 and _t4 is int and -9223372036854775808 <= _a4 < 9223372036854775808:
+            return _wrap(_op_diagonal_scatter.call(_a0._impl, _a1._impl, _a2, _a3, _a4))
+    try:
+        i, a = _sig_diagonal_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diagonal_scatter, args, kwargs)
+    return _wrap(_op_diagonal_scatter.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_as_strided_scatter = _Signatures('as_strided_scatter', [
+    'as_strided_scatter(Tensor input, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def as_strided_scatter(*args, **kwargs):
+    """as_strided_scatter(Tensor input, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
+    try:
+        i, a = _sig_as_strided_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, as_strided_scatter, args, kwargs)
+    return _wrap(_op_as_strided_scatter.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fill = _Signatures('fill', [
+    'fill(Tensor input, Tensor value)',
+    'fill(Tensor input, Scalar value)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fill(*args, **kwargs):
+    """fill(Tensor input, Tensor value)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_fill_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_fill.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fill, args, kwargs)
+    if i == 0:
+        return _wrap(_op_fill_Tensor.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_fill_Scalar.call(a[0], a[1]))
+
+
 _sig_reshape = _Signatures('reshape', [
     'reshape(Tensor input, SymInt[] shape)',
 ], numbers_as_tensors=False, is_method=False)
@@ -18842,12 +19238,12 @@ def _unpack_dual(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_unpack_dual_74, _op__unpack_dual.call(_a0._impl, _a1))
+            return _make_rt(_rt_unpack_dual_76, _op__unpack_dual.call(_a0._impl, _a1))
     try:
         i, a = _sig__unpack_dual.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, _unpack_dual, args, kwargs)
-    return _make_rt(_rt_unpack_dual_74, _op__unpack_dual.call(a[0], a[1]))
+    return _make_rt(_rt_unpack_dual_76, _op__unpack_dual.call(a[0], a[1]))
 
 
 _sig_as_strided_ = _Signatures('as_strided_', [
@@ -18963,7 +19359,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_batch_norm_with_update', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

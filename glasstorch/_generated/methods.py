@@ -14,6 +14,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d_backward as _op__adaptive_avg_pool2d_backward,
     _adaptive_avg_pool3d as _op__adaptive_avg_pool3d,
     _adaptive_avg_pool3d_backward as _op__adaptive_avg_pool3d_backward,
+    _batch_norm_with_update as _op__batch_norm_with_update,
+    _batch_norm_with_update_out as _op__batch_norm_with_update_out,
+    _chunk_cat as _op__chunk_cat,
+    _chunk_cat_out as _op__chunk_cat_out,
     _coalesce as _op__coalesce,
     _coalesced_ as _op__coalesced_,
     _conj as _op__conj,
@@ -141,9 +145,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _reshape_alias as _op__reshape_alias,
     _reshape_alias_copy as _op__reshape_alias_copy,
     _reshape_alias_copy_out as _op__reshape_alias_copy_out,
+    _safe_softmax as _op__safe_softmax,
     _scaled_dot_product_attention_math as _op__scaled_dot_product_attention_math,
     _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
     _softmax as _op__softmax,
+    _softmax_backward_data as _op__softmax_backward_data,
     _softmax_out as _op__softmax_out,
     _sparse_addmm as _op__sparse_addmm,
     _sparse_compressed_tensor_unsafe as _op__sparse_compressed_tensor_unsafe,
@@ -168,6 +174,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _unique as _op__unique,
     _unique2 as _op__unique2,
     _unpack_dual as _op__unpack_dual,
+    _unsafe_masked_index as _op__unsafe_masked_index,
+    _unsafe_masked_index_put_accumulate as _op__unsafe_masked_index_put_accumulate,
     _unsafe_view as _op__unsafe_view,
     _upsample_nearest_exact1d as _op__upsample_nearest_exact1d,
     _upsample_nearest_exact1d_backward as _op__upsample_nearest_exact1d_backward,
@@ -226,6 +234,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     addmv as _op_addmv,
     addmv_ as _op_addmv_,
     addmv_out as _op_addmv_out,
+    addr as _op_addr,
+    addr_ as _op_addr_,
+    addr_out as _op_addr_out,
     alias as _op_alias,
     alias_copy as _op_alias_copy,
     alias_copy_out as _op_alias_copy_out,
@@ -283,6 +294,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     as_strided_ as _op_as_strided_,
     as_strided_copy as _op_as_strided_copy,
     as_strided_copy_out as _op_as_strided_copy_out,
+    as_strided_scatter as _op_as_strided_scatter,
     asin as _op_asin,
     asin_ as _op_asin_,
     asin_out as _op_asin_out,
@@ -391,6 +403,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cartesian_prod as _op_cartesian_prod,
     cat as _op_cat,
     cat_out as _op_cat_out,
+    cauchy_ as _op_cauchy_,
     ccol_indices as _op_ccol_indices,
     ceil as _op_ceil,
     ceil_ as _op_ceil_,
@@ -505,6 +518,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     diagonal as _op_diagonal,
     diagonal_copy as _op_diagonal_copy,
     diagonal_copy_out as _op_diagonal_copy_out,
+    diagonal_scatter as _op_diagonal_scatter,
     diff as _op_diff,
     diff_out as _op_diff_out,
     digamma as _op_digamma,
@@ -548,6 +562,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     elu_out as _op_elu_out,
     embedding as _op_embedding,
     embedding_renorm_ as _op_embedding_renorm_,
+    empty_permuted as _op_empty_permuted,
     eq_Scalar as _op_eq_Scalar,
     eq_Scalar_out as _op_eq_Scalar_out,
     eq_Tensor as _op_eq_Tensor,
@@ -624,6 +639,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     fft_rfftfreq_out as _op_fft_rfftfreq_out,
     fft_rfftn as _op_fft_rfftn,
     fft_rfftn_out as _op_fft_rfftn_out,
+    fill_Scalar as _op_fill_Scalar,
+    fill_Tensor as _op_fill_Tensor,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
     fix as _op_fix,
@@ -663,6 +680,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     frac as _op_frac,
     frac_ as _op_frac_,
     frac_out as _op_frac_out,
+    frexp_Tensor as _op_frexp_Tensor,
+    frexp_Tensor_out as _op_frexp_Tensor_out,
     gather as _op_gather,
     gather_out as _op_gather_out,
     gcd as _op_gcd,
@@ -679,6 +698,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     gelu_backward as _op_gelu_backward,
     gelu_backward_grad_input as _op_gelu_backward_grad_input,
     gelu_out as _op_gelu_out,
+    geometric_ as _op_geometric_,
     geqrf as _op_geqrf,
     geqrf_a as _op_geqrf_a,
     ger as _op_ger,
@@ -808,6 +828,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lcm as _op_lcm,
     lcm_ as _op_lcm_,
     lcm_out as _op_lcm_out,
+    ldexp_ as _op_ldexp_,
+    ldexp_Tensor as _op_ldexp_Tensor,
+    ldexp_out as _op_ldexp_out,
     le_Scalar as _op_le_Scalar,
     le_Scalar_out as _op_le_Scalar_out,
     le_Tensor as _op_le_Tensor,
@@ -942,6 +965,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     log2_ as _op_log2_,
     log2_out as _op_log2_out,
     log_ as _op_log_,
+    log_normal_ as _op_log_normal_,
     log_out as _op_log_out,
     log_sigmoid as _op_log_sigmoid,
     log_sigmoid_backward as _op_log_sigmoid_backward,
@@ -1092,6 +1116,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     native_batch_norm as _op_native_batch_norm,
     native_channel_shuffle as _op_native_channel_shuffle,
     native_dropout as _op_native_dropout,
+    native_dropout_backward as _op_native_dropout_backward,
     native_group_norm as _op_native_group_norm,
     native_layer_norm as _op_native_layer_norm,
     ne_Scalar as _op_ne_Scalar,
@@ -1135,6 +1160,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     norm_dtype_out as _op_norm_dtype_out,
     norm_out as _op_norm_out,
     normal_ as _op_normal_,
+    normal_Tensor_Tensor as _op_normal_Tensor_Tensor,
+    normal_Tensor_Tensor_out as _op_normal_Tensor_Tensor_out,
+    normal_Tensor_float as _op_normal_Tensor_float,
+    normal_Tensor_float_out as _op_normal_Tensor_float_out,
+    normal_float_Tensor as _op_normal_float_Tensor,
+    normal_float_Tensor_out as _op_normal_float_Tensor_out,
     not_equal_Scalar as _op_not_equal_Scalar,
     not_equal_Scalar_out as _op_not_equal_Scalar_out,
     not_equal_Tensor as _op_not_equal_Tensor,
@@ -1175,6 +1206,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     prod_dim_int as _op_prod_dim_int,
     prod_int_out as _op_prod_int_out,
     prod_out as _op_prod_out,
+    put as _op_put,
+    put_ as _op_put_,
     qr as _op_qr,
     qr_Q as _op_qr_Q,
     rad2deg as _op_rad2deg,
@@ -1284,6 +1317,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     select_copy_int as _op_select_copy_int,
     select_copy_int_out as _op_select_copy_int_out,
     select_int as _op_select_int,
+    select_scatter as _op_select_scatter,
     selu as _op_selu,
     selu_ as _op_selu_,
     set_ as _op_set_,
@@ -1319,6 +1353,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     slice_copy_Tensor as _op_slice_copy_Tensor,
     slice_copy_Tensor_out as _op_slice_copy_Tensor_out,
     slice_inverse as _op_slice_inverse,
+    slice_scatter as _op_slice_scatter,
+    slice_scatter_out as _op_slice_scatter_out,
     slogdet as _op_slogdet,
     slogdet_out as _op_slogdet_out,
     smooth_l1_loss as _op_smooth_l1_loss,
@@ -1723,16 +1759,17 @@ _rt_slogdet_1 = _return_type('slogdet', ['sign', 'logabsdet'])
 _rt_qr_2 = _return_type('qr', ['Q', 'R'])
 _rt_geqrf_3 = _return_type('geqrf', ['a', 'tau'])
 _rt_svd_4 = _return_type('svd', ['U', 'S', 'V'])
-_rt_max_5 = _return_type('max', ['values', 'indices'])
-_rt_min_6 = _return_type('min', ['values', 'indices'])
-_rt_sort_7 = _return_type('sort', ['values', 'indices'])
-_rt_topk_8 = _return_type('topk', ['values', 'indices'])
-_rt_kthvalue_9 = _return_type('kthvalue', ['values', 'indices'])
-_rt_cummax_10 = _return_type('cummax', ['values', 'indices'])
-_rt_cummin_11 = _return_type('cummin', ['values', 'indices'])
-_rt_median_12 = _return_type('median', ['values', 'indices'])
-_rt_nanmedian_13 = _return_type('nanmedian', ['values', 'indices'])
-_rt_mode_14 = _return_type('mode', ['values', 'indices'])
+_rt_frexp_5 = _return_type('frexp', ['mantissa', 'exponent'])
+_rt_max_6 = _return_type('max', ['values', 'indices'])
+_rt_min_7 = _return_type('min', ['values', 'indices'])
+_rt_sort_8 = _return_type('sort', ['values', 'indices'])
+_rt_topk_9 = _return_type('topk', ['values', 'indices'])
+_rt_kthvalue_10 = _return_type('kthvalue', ['values', 'indices'])
+_rt_cummax_11 = _return_type('cummax', ['values', 'indices'])
+_rt_cummin_12 = _return_type('cummin', ['values', 'indices'])
+_rt_median_13 = _return_type('median', ['values', 'indices'])
+_rt_nanmedian_14 = _return_type('nanmedian', ['values', 'indices'])
+_rt_mode_15 = _return_type('mode', ['values', 'indices'])
 
 
 _sig_absolute = _Signatures('absolute', [
@@ -2975,6 +3012,54 @@ def take(self, *args, **kwargs):
     return _wrap(_op_take.call(self._impl, a[0]))
 
 
+_sig_put_ = _Signatures('put_', [
+    'put_(Tensor index, Tensor source, bool accumulate=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def put_(self, *args, **kwargs):
+    """put_(Tensor index, Tensor source, bool accumulate=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, put_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is bool:
+            _op_put_.call(self._impl, _a0._impl, _a1._impl, _a2)
+            return self
+    try:
+        i, a = _sig_put_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, put_, (self,) + args, kwargs)
+    _op_put_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_put = _Signatures('put', [
+    'put(Tensor index, Tensor source, bool accumulate=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def put(self, *args, **kwargs):
+    """put(Tensor index, Tensor source, bool accumulate=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, put, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is bool:
+            return _wrap(_op_put.call(self._impl, _a0._impl, _a1._impl, _a2))
+    try:
+        i, a = _sig_put.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, put, (self,) + args, kwargs)
+    return _wrap(_op_put.call(self._impl, a[0], a[1], a[2]))
+
+
 _sig_take_along_dim = _Signatures('take_along_dim', [
     'take_along_dim(Tensor indices, int? dim=None)',
 ], numbers_as_tensors=False, is_method=True)
@@ -3812,6 +3897,68 @@ def trace(self, *args, **kwargs):
         except TypeError as e:
             return _tf_fallback(e, trace, (self,) + args, kwargs)
     return _wrap(_op_trace.call(self._impl))
+
+
+_sig_addr = _Signatures('addr', [
+    'addr(Scalar beta, Scalar alpha, Tensor vec1, Tensor vec2)|deprecated',
+    'addr(Scalar beta, Tensor vec1, Tensor vec2)|deprecated',
+    'addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addr(self, *args, **kwargs):
+    """addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addr, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_addr.call(self._impl, _a0._impl, _a1._impl, 1, 1))
+    try:
+        i, a = _sig_addr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addr, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_addr.call(self._impl, a[2], a[3], a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_addr.call(self._impl, a[1], a[2], a[0], 1))
+    elif i == 2:
+        return _wrap(_op_addr.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_addr_ = _Signatures('addr_', [
+    'addr_(Scalar beta, Scalar alpha, Tensor vec1, Tensor vec2)|deprecated',
+    'addr_(Scalar beta, Tensor vec1, Tensor vec2)|deprecated',
+    'addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addr_(self, *args, **kwargs):
+    """addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addr_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_addr_.call(self._impl, _a0._impl, _a1._impl, 1, 1)
+            return self
+    try:
+        i, a = _sig_addr_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addr_, (self,) + args, kwargs)
+    if i == 0:
+        _op_addr_.call(self._impl, a[2], a[3], a[0], a[1])
+        return self
+    elif i == 1:
+        _op_addr_.call(self._impl, a[1], a[2], a[0], 1)
+        return self
+    elif i == 2:
+        _op_addr_.call(self._impl, a[0], a[1], a[2], a[3])
+        return self
 
 
 _sig_lu_solve = _Signatures('lu_solve', [
@@ -8435,6 +8582,69 @@ def float_power_(self, *args, **kwargs):
         return self
 
 
+_sig_frexp = _Signatures('frexp', [
+    'frexp()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def frexp(self, *args, **kwargs):
+    """frexp()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, frexp, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _make_rt(_rt_frexp_5, _op_frexp_Tensor.call(self._impl))
+    else:
+        try:
+            i, a = _sig_frexp.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, frexp, (self,) + args, kwargs)
+    return _make_rt(_rt_frexp_5, _op_frexp_Tensor.call(self._impl))
+
+
+_sig_ldexp = _Signatures('ldexp', [
+    'ldexp(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ldexp(self, *args, **kwargs):
+    """ldexp(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ldexp, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_ldexp_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_ldexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ldexp, (self,) + args, kwargs)
+    return _wrap(_op_ldexp_Tensor.call(self._impl, a[0]))
+
+
+_sig_ldexp_ = _Signatures('ldexp_', [
+    'ldexp_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ldexp_(self, *args, **kwargs):
+    """ldexp_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ldexp_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_ldexp_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_ldexp_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ldexp_, (self,) + args, kwargs)
+    _op_ldexp_.call(self._impl, a[0])
+    return self
+
+
 _sig_uniform_ = _Signatures('uniform_', [
     'uniform_(float from=0, float to=1, *, Generator? generator=None)',
 ], numbers_as_tensors=False, is_method=True)
@@ -8503,6 +8713,77 @@ def exponential_(self, *args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, exponential_, (self,) + args, kwargs)
     _op_exponential_.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_cauchy_ = _Signatures('cauchy_', [
+    'cauchy_(float median=0, float sigma=1, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cauchy_(self, *args, **kwargs):
+    """cauchy_(float median=0, float sigma=1, *, Generator? generator=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cauchy_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is float and _t1 is float:
+            _op_cauchy_.call(self._impl, _a0, _a1, None)
+            return self
+    try:
+        i, a = _sig_cauchy_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cauchy_, (self,) + args, kwargs)
+    _op_cauchy_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_log_normal_ = _Signatures('log_normal_', [
+    'log_normal_(float mean=1, float std=2, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log_normal_(self, *args, **kwargs):
+    """log_normal_(float mean=1, float std=2, *, Generator? generator=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log_normal_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is float and _t1 is float:
+            _op_log_normal_.call(self._impl, _a0, _a1, None)
+            return self
+    try:
+        i, a = _sig_log_normal_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log_normal_, (self,) + args, kwargs)
+    _op_log_normal_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_geometric_ = _Signatures('geometric_', [
+    'geometric_(float p, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def geometric_(self, *args, **kwargs):
+    """geometric_(float p, *, Generator? generator=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, geometric_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is float:
+            _op_geometric_.call(self._impl, _a0, None)
+            return self
+    try:
+        i, a = _sig_geometric_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, geometric_, (self,) + args, kwargs)
+    _op_geometric_.call(self._impl, a[0], a[1])
     return self
 
 
@@ -8701,7 +8982,7 @@ def max(self, *args, **kwargs):
     elif i == 1:
         return _wrap(_op_max_other.call(self._impl, a[0]))
     elif i == 2:
-        return _make_rt(_rt_max_5, _op_max_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_max_6, _op_max_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_min = _Signatures('min', [
@@ -8727,7 +9008,7 @@ def min(self, *args, **kwargs):
     elif i == 1:
         return _wrap(_op_min_other.call(self._impl, a[0]))
     elif i == 2:
-        return _make_rt(_rt_min_6, _op_min_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_min_7, _op_min_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_amax = _Signatures('amax', [
@@ -9458,16 +9739,16 @@ def sort(self, *args, **kwargs):
     if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
         return _tf_fallback(None, sort, (self,) + args, kwargs)
     if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
-        return _make_rt(_rt_sort_7, _op_sort_stable.call(self._impl, None, -1, False))
+        return _make_rt(_rt_sort_8, _op_sort_stable.call(self._impl, None, -1, False))
     else:
         try:
             i, a = _sig_sort.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, sort, (self,) + args, kwargs)
     if i == 0:
-        return _make_rt(_rt_sort_7, _op_sort_stable.call(self._impl, a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_8, _op_sort_stable.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
-        return _make_rt(_rt_sort_7, _op_sort.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_sort_8, _op_sort.call(self._impl, a[0], a[1]))
 
 
 _sig_argsort = _Signatures('argsort', [
@@ -9531,12 +9812,12 @@ def topk(self, *args, **kwargs):
         _t2 = type(_a2)
         _t3 = type(_a3)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool and _t3 is bool:
-            return _make_rt(_rt_topk_8, _op_topk.call(self._impl, _a0, _a1, _a2, _a3))
+            return _make_rt(_rt_topk_9, _op_topk.call(self._impl, _a0, _a1, _a2, _a3))
     try:
         i, a = _sig_topk.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, topk, (self,) + args, kwargs)
-    return _make_rt(_rt_topk_8, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_topk_9, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_kthvalue = _Signatures('kthvalue', [
@@ -9554,12 +9835,12 @@ def kthvalue(self, *args, **kwargs):
         _t1 = type(_a1)
         _t2 = type(_a2)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
-            return _make_rt(_rt_kthvalue_9, _op_kthvalue.call(self._impl, _a0, _a1, _a2))
+            return _make_rt(_rt_kthvalue_10, _op_kthvalue.call(self._impl, _a0, _a1, _a2))
     try:
         i, a = _sig_kthvalue.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, kthvalue, (self,) + args, kwargs)
-    return _make_rt(_rt_kthvalue_9, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
+    return _make_rt(_rt_kthvalue_10, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
 
 
 _sig_cummax = _Signatures('cummax', [
@@ -9575,12 +9856,12 @@ def cummax(self, *args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
-            return _make_rt(_rt_cummax_10, _op_cummax.call(self._impl, _a0))
+            return _make_rt(_rt_cummax_11, _op_cummax.call(self._impl, _a0))
     try:
         i, a = _sig_cummax.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummax, (self,) + args, kwargs)
-    return _make_rt(_rt_cummax_10, _op_cummax.call(self._impl, a[0]))
+    return _make_rt(_rt_cummax_11, _op_cummax.call(self._impl, a[0]))
 
 
 _sig_cummin = _Signatures('cummin', [
@@ -9596,12 +9877,12 @@ def cummin(self, *args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
-            return _make_rt(_rt_cummin_11, _op_cummin.call(self._impl, _a0))
+            return _make_rt(_rt_cummin_12, _op_cummin.call(self._impl, _a0))
     try:
         i, a = _sig_cummin.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummin, (self,) + args, kwargs)
-    return _make_rt(_rt_cummin_11, _op_cummin.call(self._impl, a[0]))
+    return _make_rt(_rt_cummin_12, _op_cummin.call(self._impl, a[0]))
 
 
 _sig_median = _Signatures('median', [
@@ -9624,7 +9905,7 @@ def median(self, *args, **kwargs):
     if i == 0:
         return _wrap(_op_median.call(self._impl))
     elif i == 1:
-        return _make_rt(_rt_median_12, _op_median_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_median_13, _op_median_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_nanmedian = _Signatures('nanmedian', [
@@ -9647,7 +9928,7 @@ def nanmedian(self, *args, **kwargs):
     if i == 0:
         return _wrap(_op_nanmedian.call(self._impl))
     elif i == 1:
-        return _make_rt(_rt_nanmedian_13, _op_nanmedian_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_nanmedian_14, _op_nanmedian_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_mode = _Signatures('mode', [
@@ -9664,12 +9945,12 @@ def mode(self, *args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is bool:
-            return _make_rt(_rt_mode_14, _op_mode.call(self._impl, _a0, _a1))
+            return _make_rt(_rt_mode_15, _op_mode.call(self._impl, _a0, _a1))
     try:
         i, a = _sig_mode.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, mode, (self,) + args, kwargs)
-    return _make_rt(_rt_mode_14, _op_mode.call(self._impl, a[0], a[1]))
+    return _make_rt(_rt_mode_15, _op_mode.call(self._impl, a[0], a[1]))
 
 
 _sig_nonzero = _Signatures('nonzero', [
@@ -10706,6 +10987,85 @@ def istft(self, *args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, istft, (self,) + args, kwargs)
     return _wrap(_op_istft.call(self._impl, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
+_sig_slice_scatter = _Signatures('slice_scatter', [
+    'slice_scatter(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def slice_scatter(self, *args, **kwargs):
+    """slice_scatter(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, slice_scatter, (self,) + args, kwargs)
+    try:
+        i, a = _sig_slice_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, slice_scatter, (self,) + args, kwargs)
+    return _wrap(_op_slice_scatter.call(self._impl, a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_select_scatter = _Signatures('select_scatter', [
+    'select_scatter(Tensor src, int dim, SymInt index)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def select_scatter(self, *args, **kwargs):
+    """select_scatter(Tensor src, int dim, SymInt index)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, select_scatter, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_select_scatter.call(self._impl, _a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_select_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, select_scatter, (self,) + args, kwargs)
+    return _wrap(_op_select_scatter.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_diagonal_scatter = _Signatures('diagonal_scatter', [
+    'diagonal_scatter(Tensor src, int offset=0, int dim1=0, int dim2=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def diagonal_scatter(self, *args, **kwargs):
+    """diagonal_scatter(Tensor src, int offset=0, int dim1=0, int dim2=1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, diagonal_scatter, (self,) + args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_diagonal_scatter.call(self._impl, _a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_diagonal_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diagonal_scatter, (self,) + args, kwargs)
+    return _wrap(_op_diagonal_scatter.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_as_strided_scatter = _Signatures('as_strided_scatter', [
+    'as_strided_scatter(Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def as_strided_scatter(self, *args, **kwargs):
+    """as_strided_scatter(Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, as_strided_scatter, (self,) + args, kwargs)
+    try:
+        i, a = _sig_as_strided_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, as_strided_scatter, (self,) + args, kwargs)
+    return _wrap(_op_as_strided_scatter.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_view = _Signatures('view', [
@@ -11754,7 +12114,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', '_is_zerotensor', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'hardshrink', 'hardshrink_backward', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', '_is_zerotensor', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'put_', 'put', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'addr', 'addr_', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'hardshrink', 'hardshrink_backward', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'frexp', 'ldexp', 'ldexp_', 'uniform_', 'normal_', 'exponential_', 'cauchy_', 'log_normal_', 'geometric_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

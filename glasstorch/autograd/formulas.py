@@ -28,7 +28,7 @@ __all__ = [
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
     "div_self_backward", "div_other_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
-    "pow_scalar_backward_exponent", "clamp_backward", "clamp_backward_min_max", "minmax_backward",
+    "pow_scalar_backward_exponent", "ldexp_scale", "clamp_backward", "clamp_backward_min_max", "minmax_backward",
     "fminmax_backward", "atan2_recip", "copysign_backward", "xlogy_self_backward", "xlogy_scalar_other_backward",
     # reductions
     "sum_backward", "mean_backward", "expand_backward", "amax_backward", "evenly_distribute_backward",
@@ -39,15 +39,18 @@ __all__ = [
     # views and shapes
     "select_backward", "slice_backward", "slice_of", "slice_zeroed", "permute_backward", "diagonal_backward",
     "unfold_backward",
-    "as_strided_backward", "repeat_backward", "roll_backward", "constant_pad_backward", "reflection_pad_backward",
+    "as_strided_backward", "as_strided_scatter_backward", "repeat_backward", "roll_backward", "constant_pad_backward",
+    "reflection_pad_backward",
     "replication_pad_backward", "reflection_pad", "replication_pad", "circular_pad_backward", "cat_tensors_backward",
     "stack_tensors_backward",
     # indexing
-    "gather_backward", "index_select_backward", "index_backward", "aten_index", "aten_index_put",
+    "gather_backward", "unsafe_masked_index_backward", "unsafe_masked_index_of", "index_select_backward",
+    "index_backward", "aten_index", "aten_index_put",
     "masked_fill_value_backward", "masked_select_backward", "masked_scatter_source_backward", "take_backward",
     "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
-    "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
+    "softmax_backward", "softmax_backward_data", "softmax_double_backward", "native_dropout_double_backward",
+    "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward", "hardshrink_backward", "softshrink_backward",
@@ -584,6 +587,26 @@ def _storage_indices(sizes, strides, offset, device):
     return idx.expand(tuple(sizes)).reshape(-1)
 
 
+def ldexp_scale(other):
+    """``2 ** other`` with an integer 2, as ldexp's backward writes it (``at::pow(2, other)``)."""
+    return _T.pow(2, other)
+
+
+def as_strided_scatter_backward(grad, self_geometry, src_geometry, size, stride, storage_offset):
+    """(self's, src's) gradients of ``as_strided_scatter`` exactly as PyTorch 2.13 computes them: ``self`` is taken
+    to be contiguous (Note [as_strided_scatter backward support]) and ``grad`` is made contiguous; both gradients
+    are ``grad`` read through the scattered geometry, self's placed there in zeros (PyTorch keeps the scattered
+    positions, not the others: that is the oracle's result, kept here)."""
+    g = grad.contiguous()
+    self_sizes, self_strides, _ = self_geometry
+    buf = _T.zeros(self_sizes, dtype=grad.dtype, device=grad.device)
+    self_grad = buf.as_strided(self_sizes, self_strides)
+    buf.as_strided(size, stride, storage_offset).copy_(g.as_strided(size, stride, storage_offset))
+    src_grad = _T.zeros(src_geometry[0], dtype=grad.dtype, device=grad.device)
+    src_grad.copy_(g.as_strided(size, stride, storage_offset))
+    return self_grad, src_grad
+
+
 def as_strided_backward(grad, geometry, size, stride, storage_offset):
     """Scatter the gradient onto the input's storage positions, then read the input's geometry back (shared
     spots averaged).  Only the input's geometry (sizes, strides, offset) is saved, as PyTorch's TensorGeometry:
@@ -663,6 +686,15 @@ def circular_pad_backward(grad, sizes, padding):
 
 
 # -- indexing ---------------------------------------------------------------------------------------------------
+def unsafe_masked_index_backward(self, mask, indices, grad):
+    """``_unsafe_masked_index``'s gradient: ``grad`` accumulated back where the mask held."""
+    return _T.ops.aten._unsafe_masked_index_put_accumulate(_T.zeros_like(self), mask, indices, grad)
+
+
+def unsafe_masked_index_of(grad, mask, indices):
+    return _T.ops.aten._unsafe_masked_index(grad, mask, indices, 0)
+
+
 def gather_backward(grad, sizes, dim, index):
     return _T.zeros(sizes, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
 
@@ -771,6 +803,22 @@ _INV_SQRT_2PI = 1 / (2 * math.pi) ** 0.5
 
 def softmax_backward(grad, result, dim):
     return result * (grad - (grad * result).sum(dim, keepdim=True))
+
+
+def softmax_backward_data(grad, output, dim, input_dtype):
+    """The ``_softmax_backward_data`` operator (differentiable again through its own entry)."""
+    return _T.ops.aten._softmax_backward_data.default(grad, output, dim, input_dtype)
+
+
+def softmax_double_backward(grad, grad_output, dim, output):
+    """``_softmax_backward_data``'s gradient with respect to ``output`` (PyTorch's FunctionsManual)."""
+    return (grad_output * grad - (output * grad_output).sum(dim, keepdim=True) * grad
+            - grad_output * (output * grad).sum(dim, keepdim=True))
+
+
+def native_dropout_double_backward(grad, grad_output, mask, scale):
+    """``native_dropout_backward``'s gradient: ``grad * mask * scale`` in grad_output's dtype."""
+    return grad.type_as(grad_output) * (mask.type_as(grad_output) * scale)
 
 
 def log_softmax_backward(grad, result, dim):

@@ -102,8 +102,20 @@ def _storage_bytes_torch(t: torch.Tensor) -> np.ndarray:
     return raw.numpy()
 
 
-def tensor_to_gt(t: torch.Tensor):
-    """A glasstorch tensor with ``t``'s bytes, dtype, sizes, strides, storage offset and requires_grad."""
+def _storage_to_gt(src: torch.Tensor, storages: dict):
+    key = src.untyped_storage().data_ptr()
+    if key and key in storages:
+        return storages[key]
+    raw = _storage_bytes_torch(src)
+    # a storage of glasstorch's own allocator (resizable, as torch's is), not one borrowed from numpy
+    storage = gt.empty(raw.size, dtype=gt.uint8).copy_(gt.from_numpy(raw)).untyped_storage()
+    storages[key] = storage
+    return storage
+
+
+def tensor_to_gt(t: torch.Tensor, storages: dict | None = None):
+    """A glasstorch tensor with ``t``'s bytes, dtype, sizes, strides, storage offset and requires_grad; tensors
+    converted with one ``storages`` dict share a glasstorch storage where they share torch's (overlap checks)."""
     if t.layout != torch.strided:
         raise MissingName(f"glasstorch layout {t.layout}")
     # A conjugate view's storage holds the conjugates of its values: copy those bytes and set glasstorch's bit.
@@ -114,9 +126,7 @@ def tensor_to_gt(t: torch.Tensor):
     if src.device.type == "meta":
         out = gt.empty_strided(tuple(src.shape), src.stride(), dtype=dtype, device="meta")
     else:
-        raw = _storage_bytes_torch(src)
-        # a storage of glasstorch's own allocator (resizable, as torch's is), not one borrowed from numpy
-        storage = gt.empty(raw.size, dtype=gt.uint8).copy_(gt.from_numpy(raw)).untyped_storage()
+        storage = _storage_to_gt(src, {} if storages is None or conj or neg else storages)
         out = gt.empty(0, dtype=dtype).set_(storage, src.storage_offset(), tuple(src.shape), src.stride())
     if conj:
         if not hasattr(out, "conj"):
@@ -237,7 +247,7 @@ def to_gt(v, memo: dict | None = None):
     if id(v) in memo:
         return memo[id(v)]
     if isinstance(v, torch.Tensor):
-        out = tensor_to_gt(v)
+        out = tensor_to_gt(v, memo.setdefault("storages", {}))
     elif isinstance(v, torch.dtype):
         out = _dtype(v)
     elif isinstance(v, torch.device):

@@ -1,6 +1,6 @@
 """Indexing composites — PyTorch's CompositeExplicitAutograd/ImplicitAutograd kernels of
 ``TensorAdvancedIndexing.cpp`` (functional ``masked_fill``, ``masked_scatter``, ``index_fill``, ``index_put``,
-``take_along_dim``) and ``Onehot.cpp`` (``one_hot``).
+``take_along_dim``, ``_unsafe_masked_index`` and its accumulating inverse) and ``Onehot.cpp`` (``one_hot``).
 
 Each one clones/broadcasts ``self`` as PyTorch's kernel does and then calls the in-place operator through
 ``aten`` (so the dispatcher, version counters and traces see the same calls as in PyTorch).
@@ -18,7 +18,8 @@ from ..._tensor.impl import empty_impl
 from ..aten import aten
 
 __all__ = ["masked_fill_Scalar", "masked_fill_Tensor", "masked_scatter", "index_fill_int_Scalar",
-           "index_fill_int_Tensor", "index_put_", "index_put", "take_along_dim", "take_along_dim_out", "one_hot"]
+           "index_fill_int_Tensor", "index_put_", "index_put", "take_along_dim", "take_along_dim_out", "one_hot",
+           "unsafe_masked_index", "unsafe_masked_index_put_accumulate"]
 
 
 def _clone(impl, contiguous=False):
@@ -124,3 +125,35 @@ def one_hot(self, num_classes):
     out = empty_impl(shape + (num_classes,), self.dtype, self.device)
     aten.zero_(out)
     return aten.scatter__value(out, -1, aten.unsqueeze(self, -1), 1)
+
+
+def _clamped_indices(self, indices):
+    """The indices clamped into ``[-size, size - 1]`` of their dimension, so that masked-off positions may hold
+    anything (PyTorch's ``_unsafe_masked_index`` clamps, then indexes unchecked)."""
+    out = []
+    for index, size in zip(indices, self.sizes, strict=False):
+        if index is not None:
+            if index.dtype not in (_dt.int64, _dt.int32):
+                raise RuntimeError(f"_unsafe_masked_index found unexpected index type {_dt.name_of(index.dtype)}")
+            index = aten.clamp(index, -size, size - 1)
+        out.append(index)
+    return out
+
+
+def unsafe_masked_index(self, mask, indices, fill):
+    """``where(mask, self[indices], fill)``, reading ``self`` only where ``mask`` holds."""
+    clamped = _clamped_indices(self, indices)
+    if self.numel() == 0:  # every read is masked off: index a tensor of ``fill`` with a 1 for each indexed 0 size
+        sizes = tuple(1 if i < len(indices) and indices[i] is not None and s == 0 else s
+                      for i, s in enumerate(self.sizes))
+        base = aten.fill__Scalar(empty_impl(sizes, self.dtype, self.device), fill)
+        return aten.index_Tensor(base, clamped)
+    return aten.masked_fill_Scalar(aten.index_Tensor(self, clamped), aten.logical_not(mask), fill)
+
+
+def unsafe_masked_index_put_accumulate(self, mask, indices, values):
+    """``index_put(self, indices, values where mask else 0, accumulate=True)``."""
+    if self.numel() == 0:
+        return _clone(self)
+    clamped = _clamped_indices(self, indices)
+    return aten.index_put(self, clamped, aten.masked_fill_Scalar(values, aten.logical_not(mask), 0), True)

@@ -24,16 +24,18 @@ import math
 from ..._core import dtype as _dt
 from ..._core import shape as _shape
 from ..._core.user_warning import warn as _user_warn
-from ..._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
+from ..._tensor.impl import TensorImpl, empty_contiguous, empty_impl, empty_strided_impl
 from ..aten import aten
 from ..kernels.cpu.activation import FLOATING, not_implemented, typemeta_name
+from ..tensor_iterator import resize_out
 
 __all__ = ["softmax_int", "softmax_int_out", "log_softmax_int", "log_softmax_int_out", "celu", "celu_", "selu",
            "selu_", "relu6", "relu6_", "log_sigmoid", "log_sigmoid_out", "layer_norm", "batch_norm",
            "batch_norm_legit_no_training", "group_norm", "rms_norm", "fused_rms_norm", "check_rms_norm_inputs",
            "instance_norm", "rrelu", "rrelu_", "dropout", "dropout_", "feature_dropout", "feature_dropout_",
            "alpha_dropout", "alpha_dropout_",
-           "feature_alpha_dropout", "feature_alpha_dropout_"]
+           "feature_alpha_dropout", "feature_alpha_dropout_", "safe_softmax", "native_dropout_backward",
+           "batch_norm_with_update", "batch_norm_with_update_out"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -57,6 +59,18 @@ def softmax_int(self, dim, dtype):
 
 def softmax_int_out(self, dim, dtype, out):
     return aten._softmax_out(_to_dtype(self, dtype), dim, False, out)
+
+
+def safe_softmax(self, dim, dtype):
+    """``_safe_softmax``: softmax, with 0 on the rows (along ``dim``) that are all ``-inf``."""
+    out = aten.softmax_int(self, dim, dtype)
+    empty_rows = aten.all_dim(aten.eq_Scalar(self, float("-inf")), dim, True)
+    return aten.where_self(empty_rows, aten.scalar_tensor(0.0, out.dtype, None, out.device, None), out)
+
+
+def native_dropout_backward(grad_output, mask, scale):
+    """``grad_output * mask * scale`` (PyTorch's CPU kernel; an integral grad becomes float through the scale)."""
+    return aten.mul_Scalar(aten.mul_Tensor(grad_output, mask), scale)
 
 
 def log_softmax_int(self, dim, dtype):
@@ -137,6 +151,24 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 def batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps):
     """``_native_batch_norm_legit_no_training``: evaluation-mode batch norm."""
     return aten._native_batch_norm_legit(input, weight, bias, running_mean, running_var, False, momentum, eps)
+
+
+def batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps):
+    """``_batch_norm_with_update``: training-mode batch norm that updates the running stats, plus the (empty, on
+    CPU) reserve buffer of the cuDNN/MIOpen kernels."""
+    out, mean, invstd = aten._native_batch_norm_legit(input, weight, bias, running_mean, running_var, True, momentum,
+                                                      eps)
+    return out, mean, invstd, empty_impl((0,), _dt.uint8, input.device)
+
+
+def batch_norm_with_update_out(input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean,
+                               save_invstd, reserve):
+    results = batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps)
+    outs = (out, save_mean, save_invstd, reserve)
+    for o, r in zip(outs, results, strict=True):
+        resize_out(o, r.sizes)
+        aten.copy_(o, r, False)
+    return outs
 
 
 def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):

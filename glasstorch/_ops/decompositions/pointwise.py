@@ -159,3 +159,4 @@ def float_power__Scalar(self: TensorImpl, exponent) -> TensorImpl:  # noqa: N802
     dtype = _float_power_dtype(self, exponent)
     _check_float_power(self, dtype, "base given to float_power_")
     return aten.pow__Scalar(self, _as_scalar(exponent, dtype))
+

@@ -123,4 +123,6 @@ def sum_to_size(self, size):
     size = tuple(size)
     if not _expandable(size, self.sizes):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(self.sizes)}}}.")
+    if not size:  # PyTorch's sum_to: an empty shape is always the full sum (integers promote), even for 0-dim
+        return aten.sum(self, None)
     return sum_to(self, size)

@@ -887,6 +887,114 @@ def _autograd_slice_inverse(ks, self, src, dim, start, end, step):
 register_autograd('aten::slice_inverse', _autograd_slice_inverse)
 
 
+_op_slice_scatter = _get_op('aten::slice_scatter')
+_fw_slice_scatter = FwSpec(_op_slice_scatter, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_slice_scatter(ks, self, src, dim, start, end, step):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_slice_scatter, _autograd_slice_scatter, ks, self, src, dim, start, end, step)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.SliceScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.src_ = record.save(src) if node.should_compute_output(0) else None
+        node.dim_ = dim
+        node.start_ = start
+        node.end_ = end
+        node.step_ = step
+        result = _op_slice_scatter.redispatch(ks, self, src, dim, start, end, step)
+        record.output(result, node)
+        return result
+    return _op_slice_scatter.redispatch(ks, self, src, dim, start, end, step)
+
+
+register_autograd('aten::slice_scatter', _autograd_slice_scatter)
+
+
+_op_slice_scatter_out = _get_op('aten::slice_scatter.out')
+
+
+def _autograd_slice_scatter_out(ks, self, src, dim, start, end, step, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('slice_scatter', self, src, out)
+    result = _op_slice_scatter_out.redispatch(ks, self, src, dim, start, end, step, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('slice_scatter', self, src, out)
+    return result
+
+
+register_autograd('aten::slice_scatter.out', _autograd_slice_scatter_out)
+
+
+_op_select_scatter = _get_op('aten::select_scatter')
+_fw_select_scatter = FwSpec(_op_select_scatter, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_select_scatter(ks, self, src, dim, index):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_select_scatter, _autograd_select_scatter, ks, self, src, dim, index)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.SelectScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.src_ = record.save(src) if node.should_compute_output(0) else None
+        node.dim_ = dim
+        node.index_ = index
+        result = _op_select_scatter.redispatch(ks, self, src, dim, index)
+        record.output(result, node)
+        return result
+    return _op_select_scatter.redispatch(ks, self, src, dim, index)
+
+
+register_autograd('aten::select_scatter', _autograd_select_scatter)
+
+
+_op_diagonal_scatter = _get_op('aten::diagonal_scatter')
+_fw_diagonal_scatter = FwSpec(_op_diagonal_scatter, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_diagonal_scatter(ks, self, src, offset, dim1, dim2):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_diagonal_scatter, _autograd_diagonal_scatter, ks, self, src, offset, dim1, dim2)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.DiagonalScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.src_ = record.save(src) if node.should_compute_output(0) else None
+        node.offset_ = offset
+        node.dim1_ = dim1
+        node.dim2_ = dim2
+        result = _op_diagonal_scatter.redispatch(ks, self, src, offset, dim1, dim2)
+        record.output(result, node)
+        return result
+    return _op_diagonal_scatter.redispatch(ks, self, src, offset, dim1, dim2)
+
+
+register_autograd('aten::diagonal_scatter', _autograd_diagonal_scatter)
+
+
+_op_as_strided_scatter = _get_op('aten::as_strided_scatter')
+_fw_as_strided_scatter = FwSpec(_op_as_strided_scatter, (0, 1), (False, False), 'functional', LINEAR)
+
+
+def _autograd_as_strided_scatter(ks, self, src, size, stride, storage_offset):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_as_strided_scatter, _autograd_as_strided_scatter, ks, self, src, size, stride, storage_offset)
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
+        node = _n.AsStridedScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.size_ = size
+        node.stride_ = stride
+        node.storage_offset_ = storage_offset
+        node.self_geometry_ = record.meta(self, 'geometry')
+        node.src_geometry_ = record.meta(src, 'geometry')
+        result = _op_as_strided_scatter.redispatch(ks, self, src, size, stride, storage_offset)
+        record.output(result, node)
+        return result
+    return _op_as_strided_scatter.redispatch(ks, self, src, size, stride, storage_offset)
+
+
+register_autograd('aten::as_strided_scatter', _autograd_as_strided_scatter)
+
+
 _op_diagonal = _get_op('aten::diagonal')
 _fw_diagonal = FwSpec(_op_diagonal, (0,), (False,), 'functional', LINEAR)
 
@@ -1089,6 +1197,44 @@ def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking
 
 
 register_autograd('aten::_to_copy', _autograd__to_copy)
+
+
+_op_fill_Scalar = _get_op('aten::fill.Scalar')
+_fw_fill_Scalar = FwSpec(_op_fill_Scalar, (0,), (False,), 'functional', _n._FillBackward0_jvp)
+
+
+def _autograd_fill_Scalar(ks, self, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fill_Scalar, _autograd_fill_Scalar, ks, self, value)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.FillBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_fill_Scalar.redispatch(ks, self, value)
+        record.output(result, node)
+        return result
+    return _op_fill_Scalar.redispatch(ks, self, value)
+
+
+register_autograd('aten::fill.Scalar', _autograd_fill_Scalar)
+
+
+_op_fill_Tensor = _get_op('aten::fill.Tensor')
+_fw_fill_Tensor = FwSpec(_op_fill_Tensor, (0, 1), (False, False), 'functional', _n._FillBackward1_jvp)
+
+
+def _autograd_fill_Tensor(ks, self, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fill_Tensor, _autograd_fill_Tensor, ks, self, value)
+    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
+        node = _n.FillBackward1()
+        node.next_edges = record.edges(self, value)
+        result = _op_fill_Tensor.redispatch(ks, self, value)
+        record.output(result, node)
+        return result
+    return _op_fill_Tensor.redispatch(ks, self, value)
+
+
+register_autograd('aten::fill.Tensor', _autograd_fill_Tensor)
 
 
 _op_fill__Scalar = _get_op('aten::fill_.Scalar')
@@ -2307,6 +2453,52 @@ def _autograd_take_out(ks, self, index, out):
 register_autograd('aten::take.out', _autograd_take_out)
 
 
+_op_put = _get_op('aten::put')
+_fw_put = FwSpec(_op_put, (0, 2), (False, False), 'functional', _n._PutBackward0_jvp)
+
+
+def _autograd_put(ks, self, index, source, accumulate):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_put, _autograd_put, ks, self, index, source, accumulate)
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+        node = _n.PutBackward0()
+        node.next_edges = record.edges(self, source)
+        node.index_ = record.save(index)
+        node.source_ = record.save(source)
+        node.accumulate_ = accumulate
+        result = _op_put.redispatch(ks, self, index, source, accumulate)
+        record.output(result, node)
+        return result
+    return _op_put.redispatch(ks, self, index, source, accumulate)
+
+
+register_autograd('aten::put', _autograd_put)
+
+
+_op_put_ = _get_op('aten::put_')
+_fw_put_ = FwSpec(_op_put_, (0, 2), (False, False), 'inplace', _n._PutBackward0_jvp)
+
+
+def _autograd_put_(ks, self, index, source, accumulate):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_put_, _autograd_put_, ks, self, index, source, accumulate)
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+        check_inplace(self)
+        node = _n.PutBackward0()
+        node.next_edges = record.edges(self, source)
+        node.index_ = record.save(index)
+        node.source_ = record.save(source)
+        node.accumulate_ = accumulate
+        result = _op_put_.redispatch(ks, self, index, source, accumulate)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_put_.redispatch(ks, self, index, source, accumulate)
+
+
+register_autograd('aten::put_', _autograd_put_)
+
+
 _op_scatter_src = _get_op('aten::scatter.src')
 _fw_scatter_src = FwSpec(_op_scatter_src, (0, 3), (False, False), 'functional', _n._ScatterBackward0_jvp)
 
@@ -2889,6 +3081,57 @@ def _autograd__index_put_impl_(ks, self, indices, values, accumulate, unsafe):
 register_autograd('aten::_index_put_impl_', _autograd__index_put_impl_)
 
 
+_op__unsafe_masked_index = _get_op('aten::_unsafe_masked_index')
+_fw__unsafe_masked_index = FwSpec(_op__unsafe_masked_index, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__unsafe_masked_index(ks, self, mask, indices, fill):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__unsafe_masked_index, _autograd__unsafe_masked_index, ks, self, mask, indices, fill)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
+            _not_differentiable('_unsafe_masked_index', 'indices')
+        if _rg:
+            node = _n.UnsafeMaskedIndexBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.mask_ = record.save(mask)
+            node.indices_ = tuple(record.save(t) for t in indices)
+            result = _op__unsafe_masked_index.redispatch(ks, self, mask, indices, fill)
+            record.output(result, node)
+            return result
+    return _op__unsafe_masked_index.redispatch(ks, self, mask, indices, fill)
+
+
+register_autograd('aten::_unsafe_masked_index', _autograd__unsafe_masked_index)
+
+
+_op__unsafe_masked_index_put_accumulate = _get_op('aten::_unsafe_masked_index_put_accumulate')
+_fw__unsafe_masked_index_put_accumulate = FwSpec(_op__unsafe_masked_index_put_accumulate, (0, 3), (False, False), 'functional', None)
+
+
+def _autograd__unsafe_masked_index_put_accumulate(ks, self, mask, indices, values):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__unsafe_masked_index_put_accumulate, _autograd__unsafe_masked_index_put_accumulate, ks, self, mask, indices, values)
+    if _gs.enabled:
+        _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
+        if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
+            _not_differentiable('_unsafe_masked_index_put_accumulate', 'indices')
+        if _rg:
+            node = _n.UnsafeMaskedIndexPutAccumulateBackward0()
+            node.next_edges = record.edges(self, values)
+            node.mask_ = record.save(mask) if node.should_compute_output(1) else None
+            node.indices_ = tuple(record.save(t) for t in indices)
+            result = _op__unsafe_masked_index_put_accumulate.redispatch(ks, self, mask, indices, values)
+            record.output(result, node)
+            return result
+    return _op__unsafe_masked_index_put_accumulate.redispatch(ks, self, mask, indices, values)
+
+
+register_autograd('aten::_unsafe_masked_index_put_accumulate', _autograd__unsafe_masked_index_put_accumulate)
+
+
 _op_mm = _get_op('aten::mm')
 _fw_mm = FwSpec(_op_mm, (0, 1), (False, False), 'functional', _n._MmBackward0_jvp)
 
@@ -3398,6 +3641,69 @@ def _autograd_trace_out(ks, self, out):
 
 
 register_autograd('aten::trace.out', _autograd_trace_out)
+
+
+_op_addr = _get_op('aten::addr')
+_fw_addr = FwSpec(_op_addr, (0, 1, 2), (False, False, False), 'functional', None)
+
+
+def _autograd_addr(ks, self, vec1, vec2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addr, _autograd_addr, ks, self, vec1, vec2, beta, alpha)
+    if ((type(self) is _TI and self.autograd is not None) or (type(vec1) is _TI and vec1.autograd is not None) or (type(vec2) is _TI and vec2.autograd is not None)) and _gs.enabled and requires_grad_any(self, vec1, vec2):
+        node = _n.AddrBackward0()
+        node.next_edges = record.edges(self, vec1, vec2)
+        node.vec1_ = record.save(vec1) if node.should_compute_output(2) else None
+        node.vec2_ = record.save(vec2) if node.should_compute_output(1) else None
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_addr.redispatch(ks, self, vec1, vec2, beta, alpha)
+        record.output(result, node)
+        return result
+    return _op_addr.redispatch(ks, self, vec1, vec2, beta, alpha)
+
+
+register_autograd('aten::addr', _autograd_addr)
+
+
+_op_addr_ = _get_op('aten::addr_')
+_fw_addr_ = FwSpec(_op_addr_, (0, 1, 2), (False, False, False), 'inplace', None)
+
+
+def _autograd_addr_(ks, self, vec1, vec2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addr_, _autograd_addr_, ks, self, vec1, vec2, beta, alpha)
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(vec1) is _TI and vec1.autograd is not None) or (type(vec2) is _TI and vec2.autograd is not None)) and _gs.enabled and requires_grad_any(self, vec1, vec2):
+        check_inplace(self)
+        node = _n.AddrBackward0()
+        node.next_edges = record.edges(self, vec1, vec2)
+        node.vec1_ = record.save(vec1) if node.should_compute_output(2) else None
+        node.vec2_ = record.save(vec2) if node.should_compute_output(1) else None
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_addr_.redispatch(ks, self, vec1, vec2, beta, alpha)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_addr_.redispatch(ks, self, vec1, vec2, beta, alpha)
+
+
+register_autograd('aten::addr_', _autograd_addr_)
+
+
+_op_addr_out = _get_op('aten::addr.out')
+
+
+def _autograd_addr_out(ks, self, vec1, vec2, beta, alpha, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(vec1) is _TI and vec1.autograd is not None) or (type(vec2) is _TI and vec2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('addr', self, vec1, vec2, out)
+    result = _op_addr_out.redispatch(ks, self, vec1, vec2, beta, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('addr', self, vec1, vec2, out)
+    return result
+
+
+register_autograd('aten::addr.out', _autograd_addr_out)
 
 
 _op_linalg_lu_factor_ex = _get_op('aten::linalg_lu_factor_ex')
@@ -5945,6 +6251,51 @@ def _autograd__softmax_out(ks, self, dim, half_to_float, out):
 register_autograd('aten::_softmax.out', _autograd__softmax_out)
 
 
+_op__softmax_backward_data = _get_op('aten::_softmax_backward_data')
+_fw__softmax_backward_data = FwSpec(_op__softmax_backward_data, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__softmax_backward_data, _autograd__softmax_backward_data, ks, grad_output, output, dim, input_dtype)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, output):
+        node = _n.SoftmaxBackwardDataBackward0()
+        node.next_edges = record.edges(grad_output, output)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.output_ = record.save(output)
+        node.dim_ = dim
+        node.input_dtype_ = input_dtype
+        result = _op__softmax_backward_data.redispatch(ks, grad_output, output, dim, input_dtype)
+        record.output(result, node)
+        return result
+    return _op__softmax_backward_data.redispatch(ks, grad_output, output, dim, input_dtype)
+
+
+register_autograd('aten::_softmax_backward_data', _autograd__softmax_backward_data)
+
+
+_op__safe_softmax = _get_op('aten::_safe_softmax')
+_fw__safe_softmax = FwSpec(_op__safe_softmax, (0,), (False,), 'functional', None)
+
+
+def _autograd__safe_softmax(ks, self, dim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__safe_softmax, _autograd__safe_softmax, ks, self, dim, dtype)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SafeSoftmaxBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
+        result = _op__safe_softmax.redispatch(ks, self, dim, dtype)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__safe_softmax.redispatch(ks, self, dim, dtype)
+
+
+register_autograd('aten::_safe_softmax', _autograd__safe_softmax)
+
+
 _op__log_softmax = _get_op('aten::_log_softmax')
 _fw__log_softmax = FwSpec(_op__log_softmax, (0,), (False,), 'functional', _n._LogSoftmaxBackward0_jvp)
 
@@ -6159,6 +6510,54 @@ def _autograd__native_batch_norm_legit_no_training(ks, input, weight, bias, runn
 register_autograd('aten::_native_batch_norm_legit_no_training', _autograd__native_batch_norm_legit_no_training)
 
 
+_op__batch_norm_with_update = _get_op('aten::_batch_norm_with_update')
+_fw__batch_norm_with_update = FwSpec(_op__batch_norm_with_update, (0, 1, 2), (False, False, False), 'functional', None)
+
+
+def _autograd__batch_norm_with_update(ks, input, weight, bias, running_mean, running_var, momentum, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__batch_norm_with_update, _autograd__batch_norm_with_update, ks, input, weight, bias, running_mean, running_var, momentum, eps)
+    if _gs.enabled:
+        _rg = ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias)
+        if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
+            _not_differentiable('_batch_norm_with_update', 'running_mean')
+        if (type(running_var) is _TI and running_var.autograd is not None) and requires_grad_any(running_var):
+            _not_differentiable('_batch_norm_with_update', 'running_var')
+        if _rg:
+            node = _n.BatchNormWithUpdateBackward0()
+            node.next_edges = record.edges(input, weight, bias)
+            node.input_ = record.save(input)
+            node.weight_ = record.save(weight)
+            node.bias_ = record.save(bias)
+            node.running_mean_ = record.save(running_mean)
+            node.running_var_ = record.save(running_var)
+            node.eps_ = eps
+            result = _op__batch_norm_with_update.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False, False])
+            node.result_ = record.save_output(result, (1, 2))
+            return result
+    return _op__batch_norm_with_update.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
+
+
+register_autograd('aten::_batch_norm_with_update', _autograd__batch_norm_with_update)
+
+
+_op__batch_norm_with_update_out = _get_op('aten::_batch_norm_with_update.out')
+
+
+def _autograd__batch_norm_with_update_out(ks, input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean, save_invstd, reserve):
+    if (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None) or (type(running_mean) is _TI and running_mean.autograd is not None) or (type(running_var) is _TI and running_var.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(save_mean) is _TI and save_mean.autograd is not None) or (type(save_invstd) is _TI and save_invstd.autograd is not None) or (type(reserve) is _TI and reserve.autograd is not None):
+        out_not_differentiable('_batch_norm_with_update', input, weight, bias, running_mean, running_var, out, save_mean, save_invstd, reserve)
+    result = _op__batch_norm_with_update_out.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean, save_invstd, reserve)
+    if _fw.level >= 0:
+        out_no_forward_ad('_batch_norm_with_update', input, weight, bias, running_mean, running_var, out, save_mean, save_invstd, reserve)
+    return result
+
+
+register_autograd('aten::_batch_norm_with_update.out', _autograd__batch_norm_with_update_out)
+
+
 _op_native_group_norm = _get_op('aten::native_group_norm')
 _fw_native_group_norm = FwSpec(_op_native_group_norm, (0, 1, 2), (False, False, False), 'functional', None)
 
@@ -6210,6 +6609,28 @@ def _autograd_native_dropout(ks, input, p, train):
 
 
 register_autograd('aten::native_dropout', _autograd_native_dropout)
+
+
+_op_native_dropout_backward = _get_op('aten::native_dropout_backward')
+_fw_native_dropout_backward = FwSpec(_op_native_dropout_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_native_dropout_backward(ks, grad_output, mask, scale):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_dropout_backward, _autograd_native_dropout_backward, ks, grad_output, mask, scale)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(mask) is _TI and mask.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, mask):
+        node = _n.NativeDropoutBackwardBackward0()
+        node.next_edges = record.edges(grad_output, mask)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(0) else None
+        node.mask_ = record.save(mask) if node.should_compute_output(0) else None
+        node.scale_ = scale
+        result = _op_native_dropout_backward.redispatch(ks, grad_output, mask, scale)
+        record.output(result, node)
+        return result
+    return _op_native_dropout_backward.redispatch(ks, grad_output, mask, scale)
+
+
+register_autograd('aten::native_dropout_backward', _autograd_native_dropout_backward)
 
 
 _op_embedding = _get_op('aten::embedding')
@@ -11279,6 +11700,101 @@ def _autograd_isneginf_out(ks, self, out):
 register_autograd('aten::isneginf.out', _autograd_isneginf_out)
 
 
+_op_frexp_Tensor = _get_op('aten::frexp.Tensor')
+_fw_frexp_Tensor = FwSpec(_op_frexp_Tensor, (0,), (False,), 'functional', None)
+
+
+def _autograd_frexp_Tensor(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_frexp_Tensor, _autograd_frexp_Tensor, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.FrexpBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_frexp_Tensor.redispatch(ks, self)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_frexp_Tensor.redispatch(ks, self)
+
+
+register_autograd('aten::frexp.Tensor', _autograd_frexp_Tensor)
+
+
+_op_frexp_Tensor_out = _get_op('aten::frexp.Tensor_out')
+
+
+def _autograd_frexp_Tensor_out(ks, self, mantissa, exponent):
+    if (type(self) is _TI and self.autograd is not None) or (type(mantissa) is _TI and mantissa.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None):
+        out_not_differentiable('frexp', self, mantissa, exponent)
+    result = _op_frexp_Tensor_out.redispatch(ks, self, mantissa, exponent)
+    if _fw.level >= 0:
+        out_no_forward_ad('frexp', self, mantissa, exponent)
+    return result
+
+
+register_autograd('aten::frexp.Tensor_out', _autograd_frexp_Tensor_out)
+
+
+_op_ldexp_Tensor = _get_op('aten::ldexp.Tensor')
+_fw_ldexp_Tensor = FwSpec(_op_ldexp_Tensor, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_ldexp_Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ldexp_Tensor, _autograd_ldexp_Tensor, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.LdexpBackward0()
+        node.next_edges = record.edges(self, other)
+        node.other_ = record.save(other) if node.should_compute_output(0) else None
+        result = _op_ldexp_Tensor.redispatch(ks, self, other)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_ldexp_Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::ldexp.Tensor', _autograd_ldexp_Tensor)
+
+
+_op_ldexp_ = _get_op('aten::ldexp_')
+_fw_ldexp_ = FwSpec(_op_ldexp_, (0, 1), (False, False), 'inplace', None)
+
+
+def _autograd_ldexp_(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ldexp_, _autograd_ldexp_, ks, self, other)
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        check_inplace(self)
+        node = _n.LdexpBackward0()
+        node.next_edges = record.edges(self, other)
+        node.other_ = record.save(other) if node.should_compute_output(0) else None
+        result = _op_ldexp_.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_ldexp_.redispatch(ks, self, other)
+
+
+register_autograd('aten::ldexp_', _autograd_ldexp_)
+
+
+_op_ldexp_out = _get_op('aten::ldexp.out')
+
+
+def _autograd_ldexp_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('ldexp', self, other, out)
+    result = _op_ldexp_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('ldexp', self, other, out)
+    return result
+
+
+register_autograd('aten::ldexp.out', _autograd_ldexp_out)
+
+
 _op_pixel_shuffle = _get_op('aten::pixel_shuffle')
 _fw_pixel_shuffle = FwSpec(_op_pixel_shuffle, (0,), (False,), 'functional', LINEAR)
 
@@ -12427,6 +12943,69 @@ def _autograd_exponential_(ks, self, lambd, generator):
 register_autograd('aten::exponential_', _autograd_exponential_)
 
 
+_op_cauchy_ = _get_op('aten::cauchy_')
+_fw_cauchy_ = FwSpec(_op_cauchy_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_cauchy_(ks, self, median, sigma, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cauchy_, _autograd_cauchy_, ks, self, median, sigma, generator)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.CauchyBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_cauchy_.redispatch(ks, self, median, sigma, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_cauchy_.redispatch(ks, self, median, sigma, generator)
+
+
+register_autograd('aten::cauchy_', _autograd_cauchy_)
+
+
+_op_log_normal_ = _get_op('aten::log_normal_')
+_fw_log_normal_ = FwSpec(_op_log_normal_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_log_normal_(ks, self, mean, std, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log_normal_, _autograd_log_normal_, ks, self, mean, std, generator)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.LogNormalBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_log_normal_.redispatch(ks, self, mean, std, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_log_normal_.redispatch(ks, self, mean, std, generator)
+
+
+register_autograd('aten::log_normal_', _autograd_log_normal_)
+
+
+_op_geometric_ = _get_op('aten::geometric_')
+_fw_geometric_ = FwSpec(_op_geometric_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_geometric_(ks, self, p, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_geometric_, _autograd_geometric_, ks, self, p, generator)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.GeometricBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_geometric_.redispatch(ks, self, p, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_geometric_.redispatch(ks, self, p, generator)
+
+
+register_autograd('aten::geometric_', _autograd_geometric_)
+
+
 _op_normal_ = _get_op('aten::normal_')
 _fw_normal_ = FwSpec(_op_normal_, (0,), (False,), 'inplace', None)
 
@@ -12530,6 +13109,112 @@ def _autograd_uniform_(ks, self, from_, to, generator):
 
 
 register_autograd('aten::uniform_', _autograd_uniform_)
+
+
+_op_normal_Tensor_float = _get_op('aten::normal.Tensor_float')
+_fw_normal_Tensor_float = FwSpec(_op_normal_Tensor_float, (0,), (False,), 'functional', None)
+
+
+def _autograd_normal_Tensor_float(ks, mean, std, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_normal_Tensor_float, _autograd_normal_Tensor_float, ks, mean, std, generator)
+    if (type(mean) is _TI and mean.autograd is not None) and _gs.enabled and requires_grad_any(mean):
+        node = _n.NormalBackward1()
+        node.next_edges = record.edges(mean)
+        node.mean_sizes_ = record.meta(mean, 'sizes')
+        result = _op_normal_Tensor_float.redispatch(ks, mean, std, generator)
+        record.output(result, node)
+        return result
+    return _op_normal_Tensor_float.redispatch(ks, mean, std, generator)
+
+
+register_autograd('aten::normal.Tensor_float', _autograd_normal_Tensor_float)
+
+
+_op_normal_Tensor_float_out = _get_op('aten::normal.Tensor_float_out')
+
+
+def _autograd_normal_Tensor_float_out(ks, mean, std, generator, out):
+    if (type(mean) is _TI and mean.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('normal', mean, out)
+    result = _op_normal_Tensor_float_out.redispatch(ks, mean, std, generator, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('normal', mean, out)
+    return result
+
+
+register_autograd('aten::normal.Tensor_float_out', _autograd_normal_Tensor_float_out)
+
+
+_op_normal_float_Tensor = _get_op('aten::normal.float_Tensor')
+_fw_normal_float_Tensor = FwSpec(_op_normal_float_Tensor, (1,), (False,), 'functional', None)
+
+
+def _autograd_normal_float_Tensor(ks, mean, std, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_normal_float_Tensor, _autograd_normal_float_Tensor, ks, mean, std, generator)
+    if (type(std) is _TI and std.autograd is not None) and _gs.enabled and requires_grad_any(std):
+        node = _n.NormalBackward2()
+        node.next_edges = record.edges(std)
+        node.std_sizes_ = record.meta(std, 'sizes')
+        result = _op_normal_float_Tensor.redispatch(ks, mean, std, generator)
+        record.output(result, node)
+        return result
+    return _op_normal_float_Tensor.redispatch(ks, mean, std, generator)
+
+
+register_autograd('aten::normal.float_Tensor', _autograd_normal_float_Tensor)
+
+
+_op_normal_float_Tensor_out = _get_op('aten::normal.float_Tensor_out')
+
+
+def _autograd_normal_float_Tensor_out(ks, mean, std, generator, out):
+    if (type(std) is _TI and std.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('normal', std, out)
+    result = _op_normal_float_Tensor_out.redispatch(ks, mean, std, generator, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('normal', std, out)
+    return result
+
+
+register_autograd('aten::normal.float_Tensor_out', _autograd_normal_float_Tensor_out)
+
+
+_op_normal_Tensor_Tensor = _get_op('aten::normal.Tensor_Tensor')
+_fw_normal_Tensor_Tensor = FwSpec(_op_normal_Tensor_Tensor, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_normal_Tensor_Tensor(ks, mean, std, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_normal_Tensor_Tensor, _autograd_normal_Tensor_Tensor, ks, mean, std, generator)
+    if ((type(mean) is _TI and mean.autograd is not None) or (type(std) is _TI and std.autograd is not None)) and _gs.enabled and requires_grad_any(mean, std):
+        node = _n.NormalBackward3()
+        node.next_edges = record.edges(mean, std)
+        node.mean_sizes_ = record.meta(mean, 'sizes')
+        node.std_sizes_ = record.meta(std, 'sizes')
+        result = _op_normal_Tensor_Tensor.redispatch(ks, mean, std, generator)
+        record.output(result, node)
+        return result
+    return _op_normal_Tensor_Tensor.redispatch(ks, mean, std, generator)
+
+
+register_autograd('aten::normal.Tensor_Tensor', _autograd_normal_Tensor_Tensor)
+
+
+_op_normal_Tensor_Tensor_out = _get_op('aten::normal.Tensor_Tensor_out')
+
+
+def _autograd_normal_Tensor_Tensor_out(ks, mean, std, generator, out):
+    if (type(mean) is _TI and mean.autograd is not None) or (type(std) is _TI and std.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('normal', mean, std, out)
+    result = _op_normal_Tensor_Tensor_out.redispatch(ks, mean, std, generator, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('normal', mean, std, out)
+    return result
+
+
+register_autograd('aten::normal.Tensor_Tensor_out', _autograd_normal_Tensor_Tensor_out)
 
 
 _op_sum = _get_op('aten::sum')

@@ -1186,12 +1186,201 @@ class SliceInverseBackward0(NodeBase):
         return self.step_
 
 
+def _SliceScatterBackward0_0(grad, grads, src, dim, start, end, step):
+    return grad.slice_scatter(zeros_like(src), dim, start, end, step)
+
+
+def _SliceScatterBackward0_1(grad, grads, src, dim, start, end, step):
+    return slice_of(grad, dim, start, end, step)
+
+
+class SliceScatterBackward0(NodeBase):
+    """Backward of ``slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:107)."""
+
+    __slots__ = ('src_', 'dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ('src_',)
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        src = _unpack(node, node.src_, 'SliceScatterBackward0')
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SliceScatterBackward0_0(grad, grads, src, dim, start, end, step))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SliceScatterBackward0_1(grad, grads, src, dim, start, end, step))
+        return out
+
+    @property
+    def _saved_src(self):
+        return _unpack(self, self.src_, 'SliceScatterBackward0')
+
+    @property
+    def _raw_saved_src(self):
+        return self.src_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_start(self):
+        return self.start_
+
+    @property
+    def _saved_end(self):
+        return self.end_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+
+def _SelectScatterBackward0_0(grad, grads, src, dim, index):
+    return grad.select_scatter(zeros_like(src), dim, index)
+
+
+def _SelectScatterBackward0_1(grad, grads, src, dim, index):
+    return grad.select(dim, index)
+
+
+class SelectScatterBackward0(NodeBase):
+    """Backward of ``select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:112)."""
+
+    __slots__ = ('src_', 'dim_', 'index_')
+    _tensor_slots = ('src_',)
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        src = _unpack(node, node.src_, 'SelectScatterBackward0')
+        dim = node.dim_
+        index = node.index_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SelectScatterBackward0_0(grad, grads, src, dim, index))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SelectScatterBackward0_1(grad, grads, src, dim, index))
+        return out
+
+    @property
+    def _saved_src(self):
+        return _unpack(self, self.src_, 'SelectScatterBackward0')
+
+    @property
+    def _raw_saved_src(self):
+        return self.src_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_index(self):
+        return self.index_
+
+
+def _DiagonalScatterBackward0_0(grad, grads, src, offset, dim1, dim2):
+    return grad.diagonal_scatter(zeros_like(src), offset, dim1, dim2)
+
+
+def _DiagonalScatterBackward0_1(grad, grads, src, offset, dim1, dim2):
+    return grad.diagonal(offset, dim1, dim2)
+
+
+class DiagonalScatterBackward0(NodeBase):
+    """Backward of ``diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:117)."""
+
+    __slots__ = ('src_', 'offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ('src_',)
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        src = _unpack(node, node.src_, 'DiagonalScatterBackward0')
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DiagonalScatterBackward0_0(grad, grads, src, offset, dim1, dim2))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_DiagonalScatterBackward0_1(grad, grads, src, offset, dim1, dim2))
+        return out
+
+    @property
+    def _saved_src(self):
+        return _unpack(self, self.src_, 'DiagonalScatterBackward0')
+
+    @property
+    def _raw_saved_src(self):
+        return self.src_
+
+    @property
+    def _saved_offset(self):
+        return self.offset_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+    @property
+    def _saved_dim2(self):
+        return self.dim2_
+
+
+def _AsStridedScatterBackward0_0(grad, grads, size, stride, storage_offset, self_geometry, src_geometry):
+    return as_strided_scatter_backward(grad, self_geometry, src_geometry, size, stride, storage_offset)
+
+
+class AsStridedScatterBackward0(NodeBase):
+    """Backward of ``as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:122)."""
+
+    __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_', 'src_geometry_')
+    _tensor_slots = ()
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        size = node.size_
+        stride = node.stride_
+        storage_offset = node.storage_offset_
+        self_geometry = node.self_geometry_
+        src_geometry = node.src_geometry_
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _AsStridedScatterBackward0_0(grad, grads, size, stride, storage_offset, self_geometry, src_geometry)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_size(self):
+        return self.size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_storage_offset(self):
+        return self.storage_offset_
+
+
 def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
     return diagonal_backward(grad, self_sizes, offset, dim1, dim2)
 
 
 class DiagonalBackward0(NodeBase):
-    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:106)."""
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:126)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -1231,7 +1420,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0(NodeBase):
-    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:110)."""
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:130)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -1271,7 +1460,7 @@ def _SplitBackward0_0(grad, grads, dim):
 
 
 class SplitBackward0(NodeBase):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:114)."""
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:134)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1296,7 +1485,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0(NodeBase):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:118)."""
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:138)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1321,7 +1510,7 @@ def _UnsafeSplitBackward0_0(grad, grads, dim):
 
 
 class UnsafeSplitBackward0(NodeBase):
-    """Backward of ``unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:122)."""
+    """Backward of ``unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:142)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1346,7 +1535,7 @@ def _UnsafeSplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class UnsafeSplitWithSizesBackward0(NodeBase):
-    """Backward of ``unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:126)."""
+    """Backward of ``unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:146)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1371,7 +1560,7 @@ def _UnbindBackward0_0(grad, grads, dim):
 
 
 class UnbindBackward0(NodeBase):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:130)."""
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:150)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1396,7 +1585,7 @@ def _AliasBackward0_0(grad, grads):
 
 
 class AliasBackward0(NodeBase):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:134)."""
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:154)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1416,7 +1605,7 @@ def _CloneBackward0_0(grad, grads):
 
 
 class CloneBackward0(NodeBase):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:138)."""
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:158)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1436,7 +1625,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
 
 
 class ToCopyBackward0(NodeBase):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:142)."""
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:162)."""
 
     __slots__ = ('self_dtype_',)
     _tensor_slots = ()
@@ -1452,12 +1641,66 @@ class ToCopyBackward0(NodeBase):
         return out
 
 
+def _FillBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class FillBackward0(NodeBase):
+    """Backward of ``fill.Scalar(Tensor self, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:169)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FillBackward0_0(grad, grads))
+        return out
+
+
+def _FillBackward0_jvp(self_p, self_t, value, result):
+    return zeros_like(self_t)
+
+
+def _FillBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+def _FillBackward1_1(grad, grads):
+    return grad.sum()
+
+
+class FillBackward1(NodeBase):
+    """Backward of ``fill.Tensor(Tensor self, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:173)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self', 'value')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FillBackward1_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FillBackward1_1(grad, grads))
+        return out
+
+
+def _FillBackward1_jvp(self_p, self_t, value_p, value_t, result):
+    return zeros_like(self_t) + value_t
+
+
 def _FillBackward2_0(grad, grads):
     return zeros_like(grad)
 
 
 class FillBackward2(NodeBase):
-    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:162)."""
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:178)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1485,7 +1728,7 @@ def _FillBackward3_1(grad, grads):
 
 
 class FillBackward3(NodeBase):
-    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:166)."""
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:182)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1511,7 +1754,7 @@ def _ZeroBackward0_0(grad, grads):
 
 
 class ZeroBackward0(NodeBase):
-    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:171)."""
+    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:187)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1535,7 +1778,7 @@ def _TestAutogradMultipleDispatchBackward0_0(grad, grads, self_sizes):
 
 
 class TestAutogradMultipleDispatchBackward0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:182)."""
+    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:198)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1560,7 +1803,7 @@ def _TestAutogradMultipleDispatchBackwardAutogradCUDA0_0(grad, grads, self_sizes
 
 
 class TestAutogradMultipleDispatchBackwardAutogradCUDA0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:182)."""
+    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:198)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1585,7 +1828,7 @@ def _TestAutogradMultipleDispatchViewBackward0_0(grad, grads, self_sizes):
 
 
 class TestAutogradMultipleDispatchViewBackward0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:197)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:213)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1610,7 +1853,7 @@ def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_0(grad, grads, self_s
 
 
 class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:197)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:213)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -2947,6 +3190,59 @@ class TakeBackward0(NodeBase):
         return self.self_sizes_
 
 
+def _PutBackward0_0(grad, grads, index, source, accumulate):
+    return grad if accumulate else grad.put(index, zeros_like(source), False)
+
+
+def _PutBackward0_1(grad, grads, index, source, accumulate):
+    return grad.take(index).reshape_as(source)
+
+
+class PutBackward0(NodeBase):
+    """Backward of ``put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:41)."""
+
+    __slots__ = ('index_', 'source_', 'accumulate_')
+    _tensor_slots = ('index_', 'source_')
+    _inputs = ('self', 'source')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = _unpack(node, node.index_, 'PutBackward0')
+        source = _unpack(node, node.source_, 'PutBackward0')
+        accumulate = node.accumulate_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PutBackward0_0(grad, grads, index, source, accumulate))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_PutBackward0_1(grad, grads, index, source, accumulate))
+        return out
+
+    @property
+    def _saved_index(self):
+        return _unpack(self, self.index_, 'PutBackward0')
+
+    @property
+    def _raw_saved_index(self):
+        return self.index_
+
+    @property
+    def _saved_source(self):
+        return _unpack(self, self.source_, 'PutBackward0')
+
+    @property
+    def _raw_saved_source(self):
+        return self.source_
+
+    @property
+    def _saved_accumulate(self):
+        return self.accumulate_
+
+
+def _PutBackward0_jvp(self_p, self_t, index, source_p, source_t, accumulate, result):
+    return self_t.put(index, source_t, accumulate)
+
+
 def _ScatterBackward0_0(grad, grads, index, dim):
     return grad.scatter(dim, index, 0)
 
@@ -2956,7 +3252,7 @@ def _ScatterBackward0_1(grad, grads, index, dim):
 
 
 class ScatterBackward0(NodeBase):
-    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:41)."""
+    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:47)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -2996,7 +3292,7 @@ def _ScatterBackward1_0(grad, grads, index, dim):
 
 
 class ScatterBackward1(NodeBase):
-    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:47)."""
+    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:53)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -3038,7 +3334,7 @@ def _ScatterAddBackward0_1(grad, grads, index, dim):
 
 
 class ScatterAddBackward0(NodeBase):
-    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:52)."""
+    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:58)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -3078,7 +3374,7 @@ def _ScatterReduceBackward0_0(grad, grads, self, index, src, dim, reduce, includ
 
 
 class ScatterReduceBackward0(NodeBase):
-    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:58)."""
+    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:64)."""
 
     __slots__ = ('self_', 'index_', 'src_', 'dim_', 'reduce_', 'include_self_', 'result_')
     _tensor_slots = ('self_', 'index_', 'src_', 'result_')
@@ -3155,7 +3451,7 @@ def _IndexAddBackward0_1(grad, grads, index, dim, alpha, source_sizes):
 
 
 class IndexAddBackward0(NodeBase):
-    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:62)."""
+    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:68)."""
 
     __slots__ = ('index_', 'dim_', 'alpha_', 'source_sizes_')
     _tensor_slots = ('index_',)
@@ -3205,7 +3501,7 @@ def _IndexCopyBackward0_1(grad, grads, index, dim, source_sizes):
 
 
 class IndexCopyBackward0(NodeBase):
-    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:67)."""
+    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:73)."""
 
     __slots__ = ('index_', 'dim_', 'source_sizes_')
     _tensor_slots = ('index_',)
@@ -3246,7 +3542,7 @@ def _IndexFillBackward0_0(grad, grads, index, dim):
 
 
 class IndexFillBackward0(NodeBase):
-    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:72)."""
+    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:78)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -3284,7 +3580,7 @@ def _IndexFillBackward1_1(grad, grads, index, dim):
 
 
 class IndexFillBackward1(NodeBase):
-    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:76)."""
+    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:82)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -3320,7 +3616,7 @@ def _IndexBackward0_0(grad, grads, indices, self_sizes):
 
 
 class IndexBackward0(NodeBase):
-    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:81)."""
+    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:87)."""
 
     __slots__ = ('indices_', 'self_sizes_')
     _tensor_slots = ('indices_',)
@@ -3358,7 +3654,7 @@ def _IndexPutBackward0_1(grad, grads, indices, values, accumulate):
 
 
 class IndexPutBackward0(NodeBase):
-    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:85)."""
+    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:91)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
     _tensor_slots = ('indices_', 'values_')
@@ -3407,7 +3703,7 @@ def _IndexPutImplBackward0_1(grad, grads, indices, values, accumulate):
 
 
 class IndexPutImplBackward0(NodeBase):
-    """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:90)."""
+    """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:96)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
     _tensor_slots = ('indices_', 'values_')
@@ -3445,6 +3741,97 @@ class IndexPutImplBackward0(NodeBase):
     @property
     def _saved_accumulate(self):
         return self.accumulate_
+
+
+def _UnsafeMaskedIndexBackward0_0(grad, grads, self, mask, indices):
+    return unsafe_masked_index_backward(self, mask, indices, grad)
+
+
+class UnsafeMaskedIndexBackward0(NodeBase):
+    """Backward of ``_unsafe_masked_index(Tensor self, Tensor mask, Tensor?[] indices, Scalar fill) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:100)."""
+
+    __slots__ = ('self_', 'mask_', 'indices_')
+    _tensor_slots = ('self_', 'mask_', 'indices_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'UnsafeMaskedIndexBackward0')
+        mask = _unpack(node, node.mask_, 'UnsafeMaskedIndexBackward0')
+        self = _unpack(node, node.self_, 'UnsafeMaskedIndexBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsafeMaskedIndexBackward0_0(grad, grads, self, mask, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'UnsafeMaskedIndexBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self, self.mask_, 'UnsafeMaskedIndexBackward0')
+
+    @property
+    def _raw_saved_mask(self):
+        return self.mask_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'UnsafeMaskedIndexBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _UnsafeMaskedIndexPutAccumulateBackward0_0(grad, grads, mask, indices):
+    return grad
+
+
+def _UnsafeMaskedIndexPutAccumulateBackward0_1(grad, grads, mask, indices):
+    return unsafe_masked_index_of(grad, mask, indices)
+
+
+class UnsafeMaskedIndexPutAccumulateBackward0(NodeBase):
+    """Backward of ``_unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:105)."""
+
+    __slots__ = ('mask_', 'indices_')
+    _tensor_slots = ('mask_', 'indices_')
+    _inputs = ('self', 'values')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'UnsafeMaskedIndexPutAccumulateBackward0')
+        mask = _unpack(node, node.mask_, 'UnsafeMaskedIndexPutAccumulateBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsafeMaskedIndexPutAccumulateBackward0_0(grad, grads, mask, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_UnsafeMaskedIndexPutAccumulateBackward0_1(grad, grads, mask, indices))
+        return out
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self, self.mask_, 'UnsafeMaskedIndexPutAccumulateBackward0')
+
+    @property
+    def _raw_saved_mask(self):
+        return self.mask_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'UnsafeMaskedIndexPutAccumulateBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
 
 
 def _MmBackward0_0(grad, grads, self, mat2):
@@ -4023,6 +4410,66 @@ class TraceBackward0(NodeBase):
     @property
     def _saved_self_sym_sizes(self):
         return self.self_sizes_
+
+
+def _AddrBackward0_0(grad, grads, vec1, vec2, beta, alpha):
+    return maybe_multiply(grad, conj_scalar(beta))
+
+
+def _AddrBackward0_1(grad, grads, vec1, vec2, beta, alpha):
+    return grad.mv(vec2.conj()) * conj_scalar(alpha)
+
+
+def _AddrBackward0_2(grad, grads, vec1, vec2, beta, alpha):
+    return grad.t().mv(vec1.conj()) * conj_scalar(alpha)
+
+
+class AddrBackward0(NodeBase):
+    """Backward of ``addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:58)."""
+
+    __slots__ = ('vec1_', 'vec2_', 'beta_', 'alpha_')
+    _tensor_slots = ('vec1_', 'vec2_')
+    _inputs = ('self', 'vec1', 'vec2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        vec1 = _unpack(node, node.vec1_, 'AddrBackward0')
+        vec2 = _unpack(node, node.vec2_, 'AddrBackward0')
+        beta = node.beta_
+        alpha = node.alpha_
+        out = [None] * 3
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AddrBackward0_0(grad, grads, vec1, vec2, beta, alpha))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AddrBackward0_1(grad, grads, vec1, vec2, beta, alpha))
+        if node.should_compute_output(2):
+            out[2] = unwrap(_AddrBackward0_2(grad, grads, vec1, vec2, beta, alpha))
+        return out
+
+    @property
+    def _saved_vec1(self):
+        return _unpack(self, self.vec1_, 'AddrBackward0')
+
+    @property
+    def _raw_saved_vec1(self):
+        return self.vec1_
+
+    @property
+    def _saved_vec2(self):
+        return _unpack(self, self.vec2_, 'AddrBackward0')
+
+    @property
+    def _raw_saved_vec2(self):
+        return self.vec2_
+
+    @property
+    def _saved_beta(self):
+        return self.beta_
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
 
 
 def _LinalgLuFactorExBackward0_0(grad, grads, pivot, result):
@@ -7001,12 +7448,101 @@ def _SoftmaxBackward0_jvp(self_p, self_t, dim, half_to_float, result):
     return result * (self_t - (self_t * result).sum(dim, keepdim=True))
 
 
+def _SoftmaxBackwardDataBackward0_0(grad, grads, grad_output, output, dim, input_dtype):
+    return softmax_backward_data(grad, output, dim, input_dtype)
+
+
+def _SoftmaxBackwardDataBackward0_1(grad, grads, grad_output, output, dim, input_dtype):
+    return softmax_double_backward(grad, grad_output, dim, output).type_as(output)
+
+
+class SoftmaxBackwardDataBackward0(NodeBase):
+    """Backward of ``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
+
+    __slots__ = ('grad_output_', 'output_', 'dim_', 'input_dtype_')
+    _tensor_slots = ('grad_output_', 'output_')
+    _inputs = ('grad_output', 'output')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'SoftmaxBackwardDataBackward0')
+        output = _unpack(node, node.output_, 'SoftmaxBackwardDataBackward0')
+        dim = node.dim_
+        input_dtype = node.input_dtype_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftmaxBackwardDataBackward0_0(grad, grads, grad_output, output, dim, input_dtype))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SoftmaxBackwardDataBackward0_1(grad, grads, grad_output, output, dim, input_dtype))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'SoftmaxBackwardDataBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_output(self):
+        return _unpack(self, self.output_, 'SoftmaxBackwardDataBackward0')
+
+    @property
+    def _raw_saved_output(self):
+        return self.output_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_input_dtype(self):
+        return self.input_dtype_
+
+
+def _SafeSoftmaxBackward0_0(grad, grads, dim, self_dtype, result):
+    return softmax_backward_data(grad, result, dim, self_dtype)
+
+
+class SafeSoftmaxBackward0(NodeBase):
+    """Backward of ``_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
+
+    __slots__ = ('dim_', 'self_dtype_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SafeSoftmaxBackward0', node)
+        dim = node.dim_
+        self_dtype = node.self_dtype_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SafeSoftmaxBackward0_0(grad, grads, dim, self_dtype, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SafeSoftmaxBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
 def _LogSoftmaxBackward0_0(grad, grads, dim, result):
     return log_softmax_backward(grad, result, dim)
 
 
 class LogSoftmaxBackward0(NodeBase):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:138)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -7044,7 +7580,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(NodeBase):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:142)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7125,7 +7661,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(NodeBase):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:140)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:147)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -7179,7 +7715,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(NodeBase):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:143)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7278,7 +7814,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:148)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:155)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7377,7 +7913,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(NodeBase):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:153)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:160)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7458,7 +7994,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:165)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7547,12 +8083,102 @@ def _NativeBatchNormLegitNoTrainingBackward0_jvp(input_p, input_t, weight_p, wei
     return (batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, running_mean, running_var, result[1], result[2], False, eps), None, None)
 
 
+def _BatchNormWithUpdateBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, eps, result):
+    return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], True, eps)
+
+
+class BatchNormWithUpdateBackward0(NodeBase):
+    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:170)."""
+
+    __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
+    _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
+    _inputs = ('input', 'weight', 'bias')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        bias = _unpack(node, node.bias_, 'BatchNormWithUpdateBackward0')
+        input = _unpack(node, node.input_, 'BatchNormWithUpdateBackward0')
+        result = wrap_saved(node.result_, 'BatchNormWithUpdateBackward0', node)
+        running_mean = _unpack(node, node.running_mean_, 'BatchNormWithUpdateBackward0')
+        running_var = _unpack(node, node.running_var_, 'BatchNormWithUpdateBackward0')
+        weight = _unpack(node, node.weight_, 'BatchNormWithUpdateBackward0')
+        eps = node.eps_
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _BatchNormWithUpdateBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, eps, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_input(self):
+        return _unpack(self, self.input_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_input(self):
+        return self.input_
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self, self.weight_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return self.weight_
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self, self.bias_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_bias(self):
+        return self.bias_
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self, self.running_mean_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_running_mean(self):
+        return self.running_mean_
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self, self.running_var_, 'BatchNormWithUpdateBackward0')
+
+    @property
+    def _raw_saved_running_var(self):
+        return self.running_var_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'BatchNormWithUpdateBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_result2(self):
+        return wrap_saved(self.result_[2], 'BatchNormWithUpdateBackward0', self)
+
+    @property
+    def _raw_saved_result2(self):
+        return self.result_[2]
+
+    @property
+    def _saved_eps(self):
+        return self.eps_
+
+
 def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, group, result):
     return group_norm_backward(grads, input, result[1], result[2], weight, bias, N, C, HxW, group)
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:163)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:174)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7639,7 +8265,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:166)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:177)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -7677,12 +8303,61 @@ def _NativeDropoutBackward0_jvp(input_p, input_t, p, train, result):
     return (input_t * result[1] * (1.0 if not train else 0.0 if p == 1 else 1.0 / (1.0 - p)), None)
 
 
+def _NativeDropoutBackwardBackward0_0(grad, grads, grad_output, mask, scale):
+    return native_dropout_double_backward(grad, grad_output, mask, scale)
+
+
+def _NativeDropoutBackwardBackward0_1(grad, grads, grad_output, mask, scale):
+    return not_implemented("native_dropout_backward: mask")
+
+
+class NativeDropoutBackwardBackward0(NodeBase):
+    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:182)."""
+
+    __slots__ = ('grad_output_', 'mask_', 'scale_')
+    _tensor_slots = ('grad_output_', 'mask_')
+    _inputs = ('grad_output', 'mask')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'NativeDropoutBackwardBackward0')
+        mask = _unpack(node, node.mask_, 'NativeDropoutBackwardBackward0')
+        scale = node.scale_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NativeDropoutBackwardBackward0_0(grad, grads, grad_output, mask, scale))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_NativeDropoutBackwardBackward0_1(grad, grads, grad_output, mask, scale))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'NativeDropoutBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self, self.mask_, 'NativeDropoutBackwardBackward0')
+
+    @property
+    def _raw_saved_mask(self):
+        return self.mask_
+
+    @property
+    def _saved_scale(self):
+        return self.scale_
+
+
 def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, weight_sizes):
     return embedding_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq)
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:171)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:186)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -7726,7 +8401,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:178)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:193)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7746,7 +8421,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:182)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:197)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
@@ -11241,6 +11916,79 @@ class NextafterBackward0(NodeBase):
         return self.other_
 
 
+def _FrexpBackward0_0(grad, grads, result):
+    return grad / result[1].exp2()
+
+
+class FrexpBackward0(NodeBase):
+    """Backward of ``frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)`` (glasstorch/_ops/derivatives/pointwise.yaml:437)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'FrexpBackward0', node)
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FrexpBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_exponent(self):
+        return wrap_saved(self.result_[1], 'FrexpBackward0', self)
+
+    @property
+    def _raw_saved_exponent(self):
+        return self.result_[1]
+
+
+def _LdexpBackward0_0(grad, grads, other, result):
+    return grad * ldexp_scale(other).conj()
+
+
+def _LdexpBackward0_1(grad, grads, other, result):
+    return grad * result.conj() * 0.6931471805599453
+
+
+class LdexpBackward0(NodeBase):
+    """Backward of ``ldexp.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:441)."""
+
+    __slots__ = ('other_', 'result_')
+    _tensor_slots = ('other_', 'result_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'LdexpBackward0')
+        result = wrap_saved(node.result_, 'LdexpBackward0', node)
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LdexpBackward0_0(grad, grads, other, result))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LdexpBackward0_1(grad, grads, other, result))
+        return out
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'LdexpBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LdexpBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
 def _PixelShuffleBackward0_0(grad, grads, upscale_factor):
     return pixel_unshuffle(grad, upscale_factor)
 
@@ -12965,12 +13713,72 @@ class ExponentialBackward0(NodeBase):
         return out
 
 
+def _CauchyBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class CauchyBackward0(NodeBase):
+    """Backward of ``cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:19)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CauchyBackward0_0(grad, grads))
+        return out
+
+
+def _LogNormalBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class LogNormalBackward0(NodeBase):
+    """Backward of ``log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:22)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogNormalBackward0_0(grad, grads))
+        return out
+
+
+def _GeometricBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class GeometricBackward0(NodeBase):
+    """Backward of ``geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:25)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GeometricBackward0_0(grad, grads))
+        return out
+
+
 def _NormalBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
 class NormalBackward0(NodeBase):
-    """Backward of ``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:19)."""
+    """Backward of ``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:28)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -12990,7 +13798,7 @@ def _RandomBackward0_0(grad, grads):
 
 
 class RandomBackward0(NodeBase):
-    """Backward of ``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:22)."""
+    """Backward of ``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:31)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -13010,7 +13818,7 @@ def _RandomBackward1_0(grad, grads):
 
 
 class RandomBackward1(NodeBase):
-    """Backward of ``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:25)."""
+    """Backward of ``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:34)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -13030,7 +13838,7 @@ def _RandomBackward2_0(grad, grads):
 
 
 class RandomBackward2(NodeBase):
-    """Backward of ``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:28)."""
+    """Backward of ``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:37)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -13050,7 +13858,7 @@ def _UniformBackward0_0(grad, grads):
 
 
 class UniformBackward0(NodeBase):
-    """Backward of ``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:31)."""
+    """Backward of ``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:40)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -13063,6 +13871,92 @@ class UniformBackward0(NodeBase):
         if node.should_compute_output(0):
             out[0] = unwrap(_UniformBackward0_0(grad, grads))
         return out
+
+
+def _NormalBackward1_0(grad, grads, mean_sizes):
+    return zeros_like_grad(mean_sizes, grad.dtype, grad.device)
+
+
+class NormalBackward1(NodeBase):
+    """Backward of ``normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:43)."""
+
+    __slots__ = ('mean_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('mean',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mean_sizes = node.mean_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormalBackward1_0(grad, grads, mean_sizes))
+        return out
+
+    @property
+    def _saved_mean_sym_sizes(self):
+        return self.mean_sizes_
+
+
+def _NormalBackward2_0(grad, grads, std_sizes):
+    return zeros_like_grad(std_sizes, grad.dtype, grad.device)
+
+
+class NormalBackward2(NodeBase):
+    """Backward of ``normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:46)."""
+
+    __slots__ = ('std_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('std',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        std_sizes = node.std_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormalBackward2_0(grad, grads, std_sizes))
+        return out
+
+    @property
+    def _saved_std_sym_sizes(self):
+        return self.std_sizes_
+
+
+def _NormalBackward3_0(grad, grads, mean_sizes, std_sizes):
+    return zeros_like_grad(mean_sizes, grad.dtype, grad.device)
+
+
+def _NormalBackward3_1(grad, grads, mean_sizes, std_sizes):
+    return zeros_like_grad(std_sizes, grad.dtype, grad.device)
+
+
+class NormalBackward3(NodeBase):
+    """Backward of ``normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:49)."""
+
+    __slots__ = ('mean_sizes_', 'std_sizes_')
+    _tensor_slots = ()
+    _inputs = ('mean', 'std')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mean_sizes = node.mean_sizes_
+        std_sizes = node.std_sizes_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormalBackward3_0(grad, grads, mean_sizes, std_sizes))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_NormalBackward3_1(grad, grads, mean_sizes, std_sizes))
+        return out
+
+    @property
+    def _saved_mean_sym_sizes(self):
+        return self.mean_sizes_
+
+    @property
+    def _saved_std_sym_sizes(self):
+        return self.std_sizes_
 
 
 def _SumBackward0_0(grad, grads, self_dtype, self_sizes):
@@ -17229,7 +18123,7 @@ def _UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0_copy(NodeBase):
-    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:110)."""
+    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:130)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -17269,7 +18163,7 @@ def _DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0_copy(NodeBase):
-    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:106)."""
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:126)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -17309,7 +18203,7 @@ def _SplitBackward0_copy_0(grad, grads, dim):
 
 
 class SplitBackward0_copy(NodeBase):
-    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:114)."""
+    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:134)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -17334,7 +18228,7 @@ def _SplitWithSizesBackward0_copy_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0_copy(NodeBase):
-    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:118)."""
+    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:138)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -17359,7 +18253,7 @@ def _UnbindBackward0_copy_0(grad, grads, dim):
 
 
 class UnbindBackward0_copy(NodeBase):
-    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:130)."""
+    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:150)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -17384,7 +18278,7 @@ def _AliasBackward0_copy_0(grad, grads):
 
 
 class AliasBackward0_copy(NodeBase):
-    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:134)."""
+    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:154)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -17404,7 +18298,7 @@ def _TestAutogradMultipleDispatchViewBackward0_copy_0(grad, grads, self_sizes):
 
 
 class TestAutogradMultipleDispatchViewBackward0_copy(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:197)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:213)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -17429,7 +18323,7 @@ def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy_0(grad, grads, s
 
 
 class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy(NodeBase):
-    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:197)."""
+    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:213)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()

@@ -10,15 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 from ...._core import dtype as _dt
+from ...._core import shape as _shape
 from ...._core.device import CPU, as_device
 from ...._tensor import views as _views
-from ...._tensor.impl import TensorImpl, empty_impl, from_numpy_impl
+from ...._tensor.impl import TensorImpl, empty_impl, empty_strided_impl, from_numpy_impl
 from ...factories import full_impl
 from ...zero_tensor import ZERO_TENSOR_BIT
 from ..cpu.dispatch_types import not_implemented
 
 __all__ = ["scalar_tensor", "tril_indices", "triu_indices", "new_zeros_with_same_feature_meta",
-           "efficientzerotensor", "is_zerotensor"]
+           "efficientzerotensor", "is_zerotensor", "empty_permuted"]
 
 
 def scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
@@ -75,3 +76,27 @@ def new_zeros_with_same_feature_meta(self: TensorImpl, other: TensorImpl, self_n
         step *= n
     flat = full_impl((step,), 0, other.dtype, other.device)
     return _views.as_strided(flat, batch + tuple(other.sizes), tuple(strides) + tuple(other.strides), other.offset)
+
+
+def empty_permuted(size, physical_layout, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
+    """An uninitialised tensor of logical ``size`` whose memory is row-major in the order ``physical_layout``
+    (physical dim ``i`` is logical dim ``physical_layout[i]``: ``[0, 2, 3, 1]`` is channels-last)."""
+    size, physical_layout = tuple(size), tuple(physical_layout)
+    n = len(size)
+    if len(physical_layout) != n:
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {n} is not equal to len(physical_layout) = {len(physical_layout)}")
+    seen = set()
+    for i, d in enumerate(physical_layout):
+        if not 0 <= d < n:
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {n - 1}, but got {d} at index "
+                               f"{i}).  NB: negative dims not currently supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    physical = _shape.contiguous_strides(tuple(size[d] for d in physical_layout))
+    strides = [0] * n
+    for i, d in enumerate(physical_layout):
+        strides[d] = physical[i]
+    dtype = _dt.get_default_dtype() if dtype is None else dtype
+    return empty_strided_impl(size, tuple(strides), dtype, CPU if device is None else as_device(device))

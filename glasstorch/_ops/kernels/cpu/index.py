@@ -42,7 +42,8 @@ __all__ = [
 # The C++ element type names PyTorch prints for a TypeMeta (``mask.dtype()`` in messages).
 _CPP_TYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
              "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-             "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+             "float64": "double", "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+             "complex128": "c10::complex<double>"}
 
 _INT_INDEX = (_dt.int64, _dt.int32)
 _META_NONZERO = ("The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
@@ -247,6 +248,9 @@ def _sub(arr, shape):
 def gather_out(self, dim, index, sparse_grad, out):
     dim = wrap_dim(dim, self.ndim)
     if out is not None:
+        if out.dtype is not self.dtype:  # the structured kernel's set_output, before any other check
+            raise RuntimeError(f"Expected out tensor to have dtype {_CPP_TYPE.get(self.dtype._name)}, but got "
+                               f"{_CPP_TYPE.get(out.dtype._name)} instead")
         check_no_internal_overlap(out)
         assert_no_overlap(out, self)
     out = prepare_out(out, index.sizes, self.dtype, self.device)
@@ -334,6 +338,8 @@ def _scatter_prepare(self, dim, index, src, out, reduce=None, new_options=False)
                     for d in range(_nonempty_dim(self)))
         if not wrong and src_t is not None:
             wrong = any(_nonempty_size(index, d) > _nonempty_size(src_t, d) for d in range(_nonempty_dim(self)))
+        if src_t is not None and _nonempty_dim(src_t) != _nonempty_dim(index):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         if wrong:
             msg = (f"Expected index {fmt(index.sizes)} to be no larger than self {fmt(self.sizes)} apart from "
                    f"dimension {dim}")

@@ -21,13 +21,17 @@ from ...._core import shape as _shape
 from ...._device import generator as _generator
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
+from ...aten import aten
 from ...tensor_iterator import check_no_internal_overlap, resize_out
 from . import activation as _act
 from . import distribution_kernels as _dk
 from . import random as _rand
 from .activation import FLOATING, not_implemented
 
-__all__ = ["uniform_impl_", "normal_impl_", "exponential_impl_", "bernoulli_tensor_impl_", "bernoulli_scalar_impl_",
+__all__ = ["uniform_impl_", "normal_impl_", "exponential_impl_", "cauchy_impl_", "log_normal_impl_", "geometric_impl_",
+           "normal_Tensor_Tensor", "normal_Tensor_float", "normal_float_Tensor", "normal_Tensor_Tensor_out",
+           "normal_Tensor_float_out", "normal_float_Tensor_out",
+           "bernoulli_tensor_impl_", "bernoulli_scalar_impl_",
            "bernoulli_impl", "bernoulli_out_impl", "bernoulli_p_impl", "random_impl_", "random_to_impl_",
            "random_from_impl_", "multinomial_impl", "multinomial_out_impl", "native_dropout_impl"]
 
@@ -109,6 +113,103 @@ def exponential_impl_(self, lambd, generator):
     check_no_internal_overlap(self)
     if _has_data(self):
         _rand.exponential_(self, lambd, generator)
+    return self
+
+
+# -- normal with tensor parameters -------------------------------------------------------------------------------
+def _normal_tensors(mean, std, generator, out):
+    """``normal_out_impl``: standard draws into the result (``mean``'s dtype, else ``std``'s; broadcast shape), then
+    ``mul_(std)`` and ``add_(mean)`` — or, with a number ``std``, draws with that std and ``add_(mean)``."""
+    generator = _gen(generator, "normal")
+    std_t = type(std) is TensorImpl
+    if std_t:
+        if _has_data(std) and np.any(std.values_np() < 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+    like = mean if type(mean) is TensorImpl else std
+    shape = _shape.broadcast_shapes(mean.sizes if type(mean) is TensorImpl else (), std.sizes if std_t else ())
+    if out is None:
+        out = empty_contiguous(shape, like.dtype, like.device)
+    else:
+        resize_out(out, shape)
+    _rand.normal_(out, 0.0, 1.0 if std_t else float(std), generator)
+    if _has_data(out):
+        res = out.as_numpy()
+        m = mean.values_np() if type(mean) is TensorImpl else mean
+        with np.errstate(over="ignore", invalid="ignore"):
+            if std_t:
+                np.multiply(res, std.values_np(), out=res, casting="unsafe")
+            np.add(res, np.asarray(m, dtype=res.dtype), out=res, casting="unsafe")  # a number mean: full({}, mean)
+    return out
+
+
+def normal_Tensor_Tensor(mean, std, generator=None):  # noqa: N802
+    return _normal_tensors(mean, std, generator, None)
+
+
+def normal_Tensor_float(mean, std=1.0, generator=None):  # noqa: N802
+    return _normal_tensors(mean, std, generator, None)
+
+
+def normal_float_Tensor(mean, std, generator=None):  # noqa: N802
+    return _normal_tensors(mean, std, generator, None)
+
+
+def normal_Tensor_Tensor_out(mean, std, generator, out):  # noqa: N802
+    return _normal_tensors(mean, std, generator, out)
+
+
+def normal_Tensor_float_out(mean, std, generator, out):  # noqa: N802
+    """PyTorch's ``normal.Tensor_float_out`` does not resize ``out``: it draws with ``std`` into it as it is, then
+    adds ``mean`` into it, so a ``mean`` that does not broadcast with ``out`` fails there."""
+    generator = _gen(generator, "normal")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+    _rand.normal_(out, 0.0, float(std), generator)
+    return aten.add_out(mean, out, 1, out)  # mean first: its size is named first on a mismatch
+
+
+def normal_float_Tensor_out(mean, std, generator, out):  # noqa: N802
+    return _normal_tensors(mean, std, generator, out)
+
+
+# -- cauchy_, log_normal_, geometric_ -------------------------------------------------------------------------
+def cauchy_impl_(self, median, sigma, generator):
+    """``self.cauchy_(median, sigma)``: density ``1 / (pi * sigma * (1 + ((x - median) / sigma) ** 2))``."""
+    generator = _gen(generator, "cauchy_")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
+    if self.dtype not in FLOATING:
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {_dt.cpp_type_name(self.dtype, 'typeid')}")
+    return _sample(self, lambda: _rand.cauchy_(self, median, sigma, generator))
+
+
+def log_normal_impl_(self, mean, std, generator):
+    """``self.log_normal_(mean, std)``: ``exp`` of Normal(mean, std) draws."""
+    generator = _gen(generator, "log_normal_")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
+    if self.dtype not in FLOATING:
+        raise not_implemented("log_normal_cpu", self.dtype)
+    return _sample(self, lambda: _rand.log_normal_(self, mean, std, generator))
+
+
+def geometric_impl_(self, p, generator):
+    """``self.geometric_(p)``: the number of Bernoulli(p) trials up to the first success (any real dtype)."""
+    generator = _gen(generator, "geometric_")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
+    if self.dtype is _dt.bool or self.dtype.is_complex:
+        raise not_implemented("geometric_cpu", self.dtype)
+    return _sample(self, lambda: _rand.geometric_(self, p, generator))
+
+
+def _sample(self, draw):
+    check_no_internal_overlap(self)
+    if _has_data(self) and self.numel():
+        draw()
     return self
 
 
