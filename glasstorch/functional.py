@@ -94,8 +94,12 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 def nonzero(input, *, out=None, as_tuple=False):
     """Coordinates of the nonzero elements: an (n, ndim) tensor, or one index tensor per dim (``as_tuple``)."""
+    if out is not None and not isinstance(out, Tensor):
+        raise TypeError(f"nonzero(): argument 'out' must be Tensor, not {type(out).__name__}")
     if not as_tuple:
         return _ops.nonzero(input) if out is None else _ops.nonzero(input, out=out)
+    if out is not None:
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
     flat = input if input.dim() else input.unsqueeze(0)  # PyTorch's nonzero_numpy treats 0-d as 1-d
     return _ops.nonzero(flat).unbind(1)
 

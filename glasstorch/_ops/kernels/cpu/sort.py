@@ -27,7 +27,7 @@ from ...._core import shape as _shape
 from ...._core.user_warning import warn_once
 from ...._tensor.impl import TensorImpl, empty_strided_impl
 from ...aten import aten
-from ...overlap import check_outputs_writable
+from ...overlap import check_no_partial_overlap, check_outputs_writable
 from ...tensor_iterator import common_dtype, reduced_shape, resize_out
 from .linalg import is_meta, not_implemented, set_output
 
@@ -165,6 +165,8 @@ def kthvalue_out(self: TensorImpl, k, dim=-1, keepdim=False, values=None, indice
     if self.dtype is _dt.bool or self.dtype.is_complex:
         raise not_implemented("kthvalue_cpu", self.dtype)
     check_outputs_writable(values, indices)
+    for out in (values, indices):
+        check_no_partial_overlap(out, self, allow_same=False)
     a = self.as_numpy()
     if self.ndim == 0:
         values.as_numpy()[()] = a[()]
@@ -633,6 +635,8 @@ def bucketize_scalar_cpu(self, boundaries, out_int32=False, right=False):
 # -- nonzero -------------------------------------------------------------------------------------------------
 def _nonzero_coords(self: TensorImpl):
     a = self.as_numpy()
+    if a.dtype.names:  # complex32's (real, imag) float16 pairs: nonzero when either part is
+        a = (a["real"] != 0) | (a["imag"] != 0)
     if self.ndim == 0:
         return (), 1 if a[()] != 0 else 0
     coords = np.nonzero(a != 0)  # NaN counts as nonzero
