@@ -38,3 +38,59 @@ def test_kthvalue_refuses_an_output_over_its_input():
     g = from_torch(t)
     assert_same_error(lambda: gt.kthvalue(g, 5, out=(g, gt.empty((), dtype=gt.int64))),
                       lambda: torch.kthvalue(t, 5, out=(t, torch.empty((), dtype=torch.long))))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"dim": 1}, {"dim": -1, "keepdim": True}])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.bool])
+def test_aminmax_values(kwargs, dtype):
+    x = torch.tensor([[3, 1, 2, 1], [0, 5, 5, 4]]).to(dtype)
+    g, t = _both(lambda m, a: m.aminmax(a, **kwargs), x)
+    assert_same(g.min, t.min)
+    assert_same(g.max, t.max)
+
+
+def test_aminmax_grad_shares_ties_and_checks():
+    x = torch.tensor([[1.0, 1.0, 3.0, 3.0], [2.0, 0.5, 0.5, 2.0]], dtype=torch.float64)
+    grads = []
+    for m, a in ((gt, from_torch(x).requires_grad_()), (torch, x.clone().requires_grad_())):
+        mn, mx = m.aminmax(a, dim=1)
+        (mn * 2 + mx * 5).sum().backward()
+        grads.append(a.grad)
+    assert_same(*grads)
+    empty = torch.empty(5, 0, 5)
+    assert_same_error(lambda: gt.aminmax(from_torch(empty)), lambda: torch.aminmax(empty))
+    assert_same_error(lambda: gt.aminmax(from_torch(empty), dim=1), lambda: torch.aminmax(empty, dim=1))
+
+
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin_promotes_and_inverts(invert):
+    a = torch.tensor([1, 2, 3, 4], dtype=torch.int8)
+    b = torch.tensor([1.5, 2.0, float("nan")])
+    assert_same(*_both(lambda m, x, y: m.isin(x, y, invert=invert), a, b))
+    assert_same(*_both(lambda m, x: m.isin(x, 3, invert=invert), a))
+    assert_same(*_both(lambda m, y: m.isin(2.0, y, invert=invert), b))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+@pytest.mark.parametrize("bins,lo,hi", [(100, 0, 0), (7, -2, 2), (3, 1, 1), (10, -0.3, 0.9)])
+def test_histc(dtype, bins, lo, hi):
+    x = (torch.randn(2000, generator=torch.Generator().manual_seed(0)) * 2).to(dtype)
+    assert_same(*_both(lambda m, a: m.histc(a, bins=bins, min=lo, max=hi), x))
+
+
+def test_histc_and_bincount_errors():
+    x = torch.tensor([1.0, float("inf")])
+    assert_same_error(lambda: gt.histc(from_torch(x)), lambda: torch.histc(x))
+    assert_same_error(lambda: gt.histc(from_torch(x[:1]), min=3, max=1), lambda: torch.histc(x[:1], min=3, max=1))
+    i = torch.tensor([1, -2])
+    assert_same_error(lambda: gt.bincount(from_torch(i)), lambda: torch.bincount(i))
+    assert_same_error(lambda: gt.bincount(from_torch(i.abs()), minlength=-1), lambda: torch.bincount(i.abs(),
+                                                                                                     minlength=-1))
+
+
+@pytest.mark.parametrize("weights", [None, torch.tensor([0.5, 1.0, 2.0, 4.0]), torch.tensor([1, 2, 3, 4])])
+def test_bincount(weights):
+    x = torch.tensor([0, 3, 3, 1])
+    gw = None if weights is None else from_torch(weights)
+    assert_same(gt.bincount(from_torch(x), gw, minlength=6), torch.bincount(x, weights, minlength=6))
+    assert_same(gt.bincount(gt.tensor([], dtype=gt.int64)), torch.bincount(torch.tensor([], dtype=torch.long)))

@@ -60,6 +60,8 @@ from glasstorch._ops.kernels.cpu import fft as _k_kernels_cpu_fft
 from glasstorch._ops.decompositions import fft as _k_decompositions_fft
 from glasstorch._ops.kernels.composite import windows as _k_kernels_composite_windows
 from glasstorch._ops.decompositions import stft as _k_decompositions_stft
+from glasstorch._ops.kernels.cpu import stats as _k_kernels_cpu_stats
+from glasstorch._ops.kernels.cpu import histogram as _k_kernels_cpu_histogram
 from glasstorch._ops.kernels.composite import test_ops as _k_kernels_composite_test_ops
 from glasstorch._ops.kernels.composite import view_copies as _k_kernels_composite_view_copies
 from glasstorch._ops.kernels.composite import views as _k_kernels_composite_views
@@ -1540,6 +1542,17 @@ kaiser_window_beta = _def('kaiser_window.beta(int window_length, bool periodic, 
 kaiser_window_out = _def('kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)')
 kaiser_window_periodic_out = _def('kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)')
 kaiser_window_beta_out = _def('kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)')
+aminmax = _def('aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)')
+aminmax_out = _def('aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)')
+isin_Tensor_Tensor_out = _def('isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)')
+isin_Tensor_Tensor = _def('isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor')
+isin_Tensor_Scalar_out = _def('isin.Tensor_Scalar_out(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)')
+isin_Tensor_Scalar = _def('isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor')
+isin_Scalar_Tensor_out = _def('isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)')
+isin_Scalar_Tensor = _def('isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor')
+bincount = _def('bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor')
+histc_out = _def('histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)')
+histc = _def('histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor')
 _test_warn_in_autograd = _def('_test_warn_in_autograd(Tensor self) -> Tensor')
 view_copy = _def('view_copy(Tensor self, SymInt[] size) -> Tensor')
 view_copy_out = _def('view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)')
@@ -6464,6 +6477,49 @@ _reg(kaiser_window_beta, "CompositeExplicitAutograd", _k_kernels_composite_windo
 _reg(kaiser_window_out, "CompositeExplicitAutograd", _k_kernels_composite_windows.kaiser_window_out)
 _reg(kaiser_window_periodic_out, "CompositeExplicitAutograd", _k_kernels_composite_windows.kaiser_window_periodic_out)
 _reg(kaiser_window_beta_out, "CompositeExplicitAutograd", _k_kernels_composite_windows.kaiser_window_beta_out)
+
+
+def _aminmax_structured(self, dim, keepdim):
+    return _k_kernels_cpu_stats.aminmax_out(self, dim, keepdim, None, None)
+
+
+_reg(aminmax, "CPU", _aminmax_structured)
+_reg(aminmax, "Meta", _aminmax_structured)
+_reg(aminmax_out, "CPU", _k_kernels_cpu_stats.aminmax_out)
+_reg(aminmax_out, "Meta", _k_kernels_cpu_stats.aminmax_out)
+_reg(isin_Tensor_Tensor_out, "CPU", _k_kernels_cpu_stats.isin_Tensor_Tensor_out)
+_reg(isin_Tensor_Tensor_out, "Meta", _k_kernels_cpu_stats.isin_Tensor_Tensor_out)
+
+
+def _isin_Tensor_Tensor_structured(elements, test_elements, assume_unique, invert):
+    return _k_kernels_cpu_stats.isin_Tensor_Tensor_out(elements, test_elements, assume_unique, invert, None)
+
+
+_reg(isin_Tensor_Tensor, "CPU", _functional(_k_kernels_cpu_stats.isin_Tensor_Tensor_out, 4, _isin_Tensor_Tensor_structured), '_isin_Tensor_Tensor_structured')
+_reg(isin_Tensor_Tensor, "Meta", _functional(_k_kernels_cpu_stats.isin_Tensor_Tensor_out, 4, _isin_Tensor_Tensor_structured), '_isin_Tensor_Tensor_structured')
+_reg(isin_Tensor_Scalar_out, "CPU", _k_kernels_cpu_stats.isin_Tensor_Scalar_out)
+_reg(isin_Tensor_Scalar_out, "Meta", _k_kernels_cpu_stats.isin_Tensor_Scalar_out)
+
+
+def _isin_Tensor_Scalar_structured(elements, test_element, assume_unique, invert):
+    return _k_kernels_cpu_stats.isin_Tensor_Scalar_out(elements, test_element, assume_unique, invert, None)
+
+
+_reg(isin_Tensor_Scalar, "CPU", _functional(_k_kernels_cpu_stats.isin_Tensor_Scalar_out, 4, _isin_Tensor_Scalar_structured), '_isin_Tensor_Scalar_structured')
+_reg(isin_Tensor_Scalar, "Meta", _functional(_k_kernels_cpu_stats.isin_Tensor_Scalar_out, 4, _isin_Tensor_Scalar_structured), '_isin_Tensor_Scalar_structured')
+_reg(isin_Scalar_Tensor_out, "CPU", _k_kernels_cpu_stats.isin_Scalar_Tensor_out)
+_reg(isin_Scalar_Tensor_out, "Meta", _k_kernels_cpu_stats.isin_Scalar_Tensor_out)
+
+
+def _isin_Scalar_Tensor_structured(element, test_elements, assume_unique, invert):
+    return _k_kernels_cpu_stats.isin_Scalar_Tensor_out(element, test_elements, assume_unique, invert, None)
+
+
+_reg(isin_Scalar_Tensor, "CPU", _functional(_k_kernels_cpu_stats.isin_Scalar_Tensor_out, 4, _isin_Scalar_Tensor_structured), '_isin_Scalar_Tensor_structured')
+_reg(isin_Scalar_Tensor, "Meta", _functional(_k_kernels_cpu_stats.isin_Scalar_Tensor_out, 4, _isin_Scalar_Tensor_structured), '_isin_Scalar_Tensor_structured')
+_reg(bincount, "CPU", _k_kernels_cpu_histogram.bincount_cpu)
+_reg(histc_out, "CPU", _k_kernels_cpu_histogram.histc_out_cpu)
+_reg(histc, "CPU", _k_kernels_cpu_histogram.histc_cpu)
 _reg(_test_warn_in_autograd, "CompositeExplicitAutograd", _k_kernels_composite_test_ops.test_warn_in_autograd)
 _reg(view_copy, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy)
 _reg(view_copy_out, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy_out)
@@ -7167,6 +7223,11 @@ _layer(kaiser_window_beta, "BackendSelect", _layers.backend_select_kernel(kaiser
 _layer(kaiser_window_out, "ADInplaceOrView", _layers.inplace_kernel(kaiser_window_out, (1,)))
 _layer(kaiser_window_periodic_out, "ADInplaceOrView", _layers.inplace_kernel(kaiser_window_periodic_out, (2,)))
 _layer(kaiser_window_beta_out, "ADInplaceOrView", _layers.inplace_kernel(kaiser_window_beta_out, (3,)))
+_layer(aminmax_out, "ADInplaceOrView", _layers.inplace_kernel(aminmax_out, (3, 4)))
+_layer(isin_Tensor_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Tensor_Tensor_out, (4,)))
+_layer(isin_Tensor_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Tensor_Scalar_out, (4,)))
+_layer(isin_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Scalar_Tensor_out, (4,)))
+_layer(histc_out, "ADInplaceOrView", _layers.inplace_kernel(histc_out, (4,)))
 _layer(view_copy_out, "ADInplaceOrView", _layers.inplace_kernel(view_copy_out, (2,)))
 _layer(view_copy_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(view_copy_dtype_out, (2,)))
 _layer(_reshape_alias_copy_out, "ADInplaceOrView", _layers.inplace_kernel(_reshape_alias_copy_out, (3,)))

@@ -12141,6 +12141,46 @@ def _autograd_nansum_out(ks, self, dim, keepdim, dtype, out):
 register_autograd('aten::nansum.out', _autograd_nansum_out)
 
 
+_op_aminmax = _get_op('aten::aminmax')
+_fw_aminmax = FwSpec(_op_aminmax, (0,), (False,), 'functional', None)
+
+
+def _autograd_aminmax(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_aminmax, _autograd_aminmax, ks, self, dim, keepdim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.AminmaxBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        result = _op_aminmax.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        record.history(result, node, None)
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op_aminmax.redispatch(ks, self, dim, keepdim)
+
+
+register_autograd('aten::aminmax', _autograd_aminmax)
+
+
+_op_aminmax_out = _get_op('aten::aminmax.out')
+
+
+def _autograd_aminmax_out(ks, self, dim, keepdim, min, max):
+    if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None):
+        out_not_differentiable('aminmax', self, min, max)
+    result = _op_aminmax_out.redispatch(ks, self, dim, keepdim, min, max)
+    if _fw.level >= 0:
+        out_no_forward_ad('aminmax', self, min, max)
+    return result
+
+
+register_autograd('aten::aminmax.out', _autograd_aminmax_out)
+
+
 _op_cat = _get_op('aten::cat')
 _fw_cat = FwSpec(_op_cat, (0,), (True,), 'functional', LINEAR)
 

@@ -8,6 +8,7 @@ from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.fft_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.special_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.sparse_formulas import *  # noqa: F401,F403
+from glasstorch.autograd.stats_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, NodeBase, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, record, unwrap, wrap_saved
@@ -11974,6 +11975,62 @@ class NansumBackward0(NodeBase):
     @property
     def _raw_saved_self(self):
         return self.self_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _AminmaxBackward0_0(grad, grads, self, dim, keepdim, result):
+    return aminmax_backward(grads[0], grads[1], self, dim, keepdim, result[0], result[1])
+
+
+class AminmaxBackward0(NodeBase):
+    """Backward of ``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)`` (glasstorch/_ops/derivatives/reduce.yaml:85)."""
+
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'AminmaxBackward0', node)
+        self = _unpack(node, node.self_, 'AminmaxBackward0')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AminmaxBackward0_0(grad, grads, self, dim, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AminmaxBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_min(self):
+        return wrap_saved(self.result_[0], 'AminmaxBackward0', self)
+
+    @property
+    def _raw_saved_min(self):
+        return self.result_[0]
+
+    @property
+    def _saved_max(self):
+        return wrap_saved(self.result_[1], 'AminmaxBackward0', self)
+
+    @property
+    def _raw_saved_max(self):
+        return self.result_[1]
 
     @property
     def _saved_dim(self):
