@@ -94,3 +94,93 @@ def test_bincount(weights):
     gw = None if weights is None else from_torch(weights)
     assert_same(gt.bincount(from_torch(x), gw, minlength=6), torch.bincount(x, weights, minlength=6))
     assert_same(gt.bincount(gt.tensor([], dtype=gt.int64)), torch.bincount(torch.tensor([], dtype=torch.long)))
+
+
+def _grads(fn, *tensors):
+    """Gradients of ``fn(lib, *inputs).sum()`` with respect to every input, in glasstorch and in torch."""
+    out = []
+    for m, conv in ((gt, from_torch), (torch, torch.Tensor.clone)):
+        ins = [conv(t).requires_grad_() for t in tensors]
+        r = fn(m, *ins)
+        (r.real if r.is_complex() else r).sum().backward()
+        out.append([i.grad for i in ins])
+    return out
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"correction": 0}, {"fweights": torch.tensor([1, 3, 2, 1])},
+                                    {"aweights": torch.tensor([0.5, 1.0, 2.0, 0.25])},
+                                    {"fweights": torch.tensor([1, 3, 2, 1]),
+                                     "aweights": torch.tensor([0.5, 1.0, 2.0, 4.0]), "correction": 2}])
+def test_cov_values_and_grad(kwargs):
+    x = torch.randn(3, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    gkw = {k: from_torch(v) if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
+    assert_same(gt.cov(from_torch(x), **gkw), torch.cov(x, **kwargs), rtol=1e-12, atol=1e-12)
+    (g_gt,), (g_th,) = _grads(lambda m, a: m.cov(a, **(gkw if m is gt else kwargs)), x)
+    assert_same(g_gt, g_th, rtol=1e-10, atol=1e-12)
+
+
+def test_cov_corrcoef_integers_complex_and_errors():
+    i = torch.tensor([[1, 2, 4], [0, 5, 1]])
+    assert_same(*_both(lambda m, a: m.cov(a), i), rtol=1e-6)
+    c = torch.randn(2, 5, dtype=torch.complex128, generator=torch.Generator().manual_seed(2))
+    assert_same(*_both(lambda m, a: m.corrcoef(a), c), rtol=1e-12, atol=1e-12)
+    assert_same(*_both(lambda m, a: m.corrcoef(a), i.double()), rtol=1e-12, atol=1e-12)
+    x = torch.randn(2, 3)
+    for kw in ({"fweights": torch.tensor([1.0, 2.0, 3.0])}, {"aweights": torch.tensor([1.0, -2.0, 3.0])},
+               {"aweights": torch.zeros(3)}, {"fweights": torch.tensor([1, 2])}):
+        gkw = {k: from_torch(v) for k, v in kw.items()}
+        assert_same_error(lambda gkw=gkw: gt.cov(from_torch(x), **gkw), lambda kw=kw: torch.cov(x, **kw))
+    assert_same_error(lambda: gt.cov(gt.ones(2, 2, 2)), lambda: torch.cov(torch.ones(2, 2, 2)))
+
+
+@pytest.mark.parametrize("p", [2, 1, 4, float("inf"), 0])
+def test_dist_values_and_grad(p):
+    a = torch.randn(3, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    b = torch.randn(4, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    assert_same(*_both(lambda m, x, y: m.dist(x, y, p), a, b), rtol=1e-12)
+    if p == 0:
+        return  # torch's norm_backward refuses p=0
+    g_gt, g_th = _grads(lambda m, x, y: m.dist(x, y, p), a, b)
+    for u, v in zip(g_gt, g_th, strict=True):
+        assert_same(u, v, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.complex64])
+@pytest.mark.parametrize("p,dim,maxnorm", [(2, 1, 0.5), (1, -1, 3.0), (float("inf"), 0, 0.5)])
+def test_renorm(dtype, p, dim, maxnorm):
+    x = torch.randn(3, 4, 2, generator=torch.Generator().manual_seed(5)).to(dtype)
+    tol = {"rtol": 1e-3, "atol": 1e-3} if dtype is torch.float16 else {"rtol": 1e-6, "atol": 1e-6}
+    assert_same(*_both(lambda m, a: m.renorm(a, p, dim, maxnorm), x), **tol)
+    g, t = from_torch(x), x.clone()
+    g.renorm_(p, dim, maxnorm)
+    t.renorm_(p, dim, maxnorm)
+    assert_same(g, t, **tol)
+    if dtype is torch.float64:
+        (g_gt,), (g_th,) = _grads(lambda m, a: m.renorm(a, p, dim, maxnorm) * m.arange(24.0).reshape(3, 4, 2), x)
+        assert_same(g_gt, g_th, rtol=1e-10, atol=1e-12)
+
+
+def test_renorm_errors():
+    x = torch.randn(2, 2)
+    for args in ((1j, 0, 1.0), (-1, 0, 1.0), (1, 0, -1.0)):
+        assert_same_error(lambda args=args: gt.renorm(from_torch(x), *args), lambda args=args: torch.renorm(x, *args))
+    assert_same_error(lambda: gt.renorm(gt.tensor(1.0), 1, 0, 1.0), lambda: torch.renorm(torch.tensor(1.0), 1, 0, 1.0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.complex128])
+def test_logcumsumexp(dtype):
+    x = torch.tensor([[0.5, -1e30, 3.0, float("-inf")], [float("inf"), 2.0, float("nan"), 1.0],
+                      [-2.0, -2.0, 40.0, -3.0]]).to(dtype)
+    tol = {"rtol": 1e-2, "atol": 1e-2} if dtype is torch.bfloat16 else {"rtol": 1e-6, "atol": 1e-6}
+    for dim in (0, 1, -1):
+        assert_same(*_both(lambda m, a, dim=dim: m.logcumsumexp(a, dim), x), **tol)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+def test_logcumsumexp_grad(dtype):
+    x = torch.randn(3, 5, generator=torch.Generator().manual_seed(6)).to(dtype)
+    w = torch.randn(3, 5, generator=torch.Generator().manual_seed(7)).to(dtype)
+    (g_gt,), (g_th,) = _grads(lambda m, a: m.logcumsumexp(a, 1) * (from_torch(w) if m is gt else w), x)
+    assert_same(g_gt, g_th, rtol=1e-10, atol=1e-12)
+    assert torch.autograd.gradcheck(lambda a: torch.logcumsumexp(a, 1), x.clone().requires_grad_())
+    assert gt.autograd.gradgradcheck(lambda a: gt.logcumsumexp(a, 1), from_torch(x).requires_grad_())

@@ -426,6 +426,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     copysign__Scalar as _op_copysign__Scalar,
     copysign__Tensor as _op_copysign__Tensor,
     copysign_out as _op_copysign_out,
+    corrcoef as _op_corrcoef,
     cos as _op_cos,
     cos_ as _op_cos_,
     cos_out as _op_cos_out,
@@ -437,6 +438,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
     count_nonzero_dim_IntList_out as _op_count_nonzero_dim_IntList_out,
     count_nonzero_out as _op_count_nonzero_out,
+    cov as _op_cov,
     cross as _op_cross,
     cross_entropy_loss as _op_cross_entropy_loss,
     cross_out as _op_cross_out,
@@ -470,6 +472,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     digamma as _op_digamma,
     digamma_ as _op_digamma_,
     digamma_out as _op_digamma_out,
+    dist as _op_dist,
     div_Scalar as _op_div_Scalar,
     div_Scalar_mode as _op_div_Scalar_mode,
     div_Scalar_mode_out as _op_div_Scalar_mode_out,
@@ -898,6 +901,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     logaddexp2 as _op_logaddexp2,
     logaddexp2_out as _op_logaddexp2_out,
     logaddexp_out as _op_logaddexp_out,
+    logcumsumexp as _op_logcumsumexp,
+    logcumsumexp_out as _op_logcumsumexp_out,
     logdet as _op_logdet,
     logical_and as _op_logical_and,
     logical_and_ as _op_logical_and_,
@@ -1134,6 +1139,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     remainder_Tensor_out as _op_remainder_Tensor_out,
     remainder__Scalar as _op_remainder__Scalar,
     remainder__Tensor as _op_remainder__Tensor,
+    renorm as _op_renorm,
+    renorm_ as _op_renorm_,
+    renorm_out as _op_renorm_out,
     repeat as _op_repeat,
     repeat_interleave_Tensor as _op_repeat_interleave_Tensor,
     repeat_interleave_self_Tensor as _op_repeat_interleave_self_Tensor,
@@ -16378,6 +16386,129 @@ def histc(*args, **kwargs):
     return _wrap(_op_histc_out.call(a[0], a[1], a[2], a[3], a[4]))
 
 
+_sig_cov = _Signatures('cov', [
+    'cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cov(*args, **kwargs):
+    """cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_cov.call(_a0._impl, 1, None, None))
+    try:
+        i, a = _sig_cov.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cov, args, kwargs)
+    return _wrap(_op_cov.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_corrcoef = _Signatures('corrcoef', [
+    'corrcoef(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def corrcoef(*args, **kwargs):
+    """corrcoef(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_corrcoef.call(_a0._impl))
+    try:
+        i, a = _sig_corrcoef.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, corrcoef, args, kwargs)
+    return _wrap(_op_corrcoef.call(a[0]))
+
+
+_sig_dist = _Signatures('dist', [
+    'dist(Tensor input, Tensor other, Scalar p=2)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def dist(*args, **kwargs):
+    """dist(Tensor input, Tensor other, Scalar p=2)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_dist.call(_a0._impl, _a1._impl, _a2))
+    try:
+        i, a = _sig_dist.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dist, args, kwargs)
+    return _wrap(_op_dist.call(a[0], a[1], a[2]))
+
+
+_sig_renorm = _Signatures('renorm', [
+    'renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def renorm(*args, **kwargs):
+    """renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616):
+            return _wrap(_op_renorm.call(_a0._impl, _a1, _a2, _a3))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_renorm_out.call(_a0._impl, _a1, _a2, _a3, _o._impl))
+    try:
+        i, a = _sig_renorm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, renorm, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_renorm.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_renorm_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_logcumsumexp = _Signatures('logcumsumexp', [
+    'logcumsumexp(Tensor input, int dim, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logcumsumexp(*args, **kwargs):
+    """logcumsumexp(Tensor input, int dim, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_logcumsumexp.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_logcumsumexp_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_logcumsumexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logcumsumexp, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_logcumsumexp.call(a[0], a[1]))
+    return _wrap(_op_logcumsumexp_out.call(a[0], a[1], a[2]))
+
+
 _sig__test_warn_in_autograd = _Signatures('_test_warn_in_autograd', [
     '_test_warn_in_autograd(Tensor input)',
 ], numbers_as_tensors=False, is_method=False)
@@ -17758,7 +17889,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'aminmax', 'isin', 'bincount', 'histc', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'aminmax', 'isin', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'logcumsumexp', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

@@ -426,6 +426,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     copysign__Scalar as _op_copysign__Scalar,
     copysign__Tensor as _op_copysign__Tensor,
     copysign_out as _op_copysign_out,
+    corrcoef as _op_corrcoef,
     cos as _op_cos,
     cos_ as _op_cos_,
     cos_out as _op_cos_out,
@@ -437,6 +438,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
     count_nonzero_dim_IntList_out as _op_count_nonzero_dim_IntList_out,
     count_nonzero_out as _op_count_nonzero_out,
+    cov as _op_cov,
     cross as _op_cross,
     cross_entropy_loss as _op_cross_entropy_loss,
     cross_out as _op_cross_out,
@@ -470,6 +472,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     digamma as _op_digamma,
     digamma_ as _op_digamma_,
     digamma_out as _op_digamma_out,
+    dist as _op_dist,
     div_Scalar as _op_div_Scalar,
     div_Scalar_mode as _op_div_Scalar_mode,
     div_Scalar_mode_out as _op_div_Scalar_mode_out,
@@ -898,6 +901,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     logaddexp2 as _op_logaddexp2,
     logaddexp2_out as _op_logaddexp2_out,
     logaddexp_out as _op_logaddexp_out,
+    logcumsumexp as _op_logcumsumexp,
+    logcumsumexp_out as _op_logcumsumexp_out,
     logdet as _op_logdet,
     logical_and as _op_logical_and,
     logical_and_ as _op_logical_and_,
@@ -1134,6 +1139,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     remainder_Tensor_out as _op_remainder_Tensor_out,
     remainder__Scalar as _op_remainder__Scalar,
     remainder__Tensor as _op_remainder__Tensor,
+    renorm as _op_renorm,
+    renorm_ as _op_renorm_,
+    renorm_out as _op_renorm_out,
     repeat as _op_repeat,
     repeat_interleave_Tensor as _op_repeat_interleave_Tensor,
     repeat_interleave_self_Tensor as _op_repeat_interleave_self_Tensor,
@@ -10596,6 +10604,135 @@ def histc(self, *args, **kwargs):
     return _wrap(_op_histc.call(self._impl, a[0], a[1], a[2]))
 
 
+_sig_cov = _Signatures('cov', [
+    'cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cov(self, *args, **kwargs):
+    """cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cov, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_cov.call(self._impl, 1, None, None))
+    else:
+        try:
+            i, a = _sig_cov.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cov, (self,) + args, kwargs)
+    return _wrap(_op_cov.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_corrcoef = _Signatures('corrcoef', [
+    'corrcoef()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def corrcoef(self, *args, **kwargs):
+    """corrcoef()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, corrcoef, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_corrcoef.call(self._impl))
+    else:
+        try:
+            i, a = _sig_corrcoef.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, corrcoef, (self,) + args, kwargs)
+    return _wrap(_op_corrcoef.call(self._impl))
+
+
+_sig_dist = _Signatures('dist', [
+    'dist(Tensor other, Scalar p=2)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def dist(self, *args, **kwargs):
+    """dist(Tensor other, Scalar p=2)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, dist, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_dist.call(self._impl, _a0._impl, _a1))
+    try:
+        i, a = _sig_dist.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dist, (self,) + args, kwargs)
+    return _wrap(_op_dist.call(self._impl, a[0], a[1]))
+
+
+_sig_renorm = _Signatures('renorm', [
+    'renorm(Scalar p, int dim, Scalar maxnorm)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def renorm(self, *args, **kwargs):
+    """renorm(Scalar p, int dim, Scalar maxnorm)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, renorm, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_renorm.call(self._impl, _a0, _a1, _a2))
+    try:
+        i, a = _sig_renorm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, renorm, (self,) + args, kwargs)
+    return _wrap(_op_renorm.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_renorm_ = _Signatures('renorm_', [
+    'renorm_(Scalar p, int dim, Scalar maxnorm)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def renorm_(self, *args, **kwargs):
+    """renorm_(Scalar p, int dim, Scalar maxnorm)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, renorm_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            _op_renorm_.call(self._impl, _a0, _a1, _a2)
+            return self
+    try:
+        i, a = _sig_renorm_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, renorm_, (self,) + args, kwargs)
+    _op_renorm_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_logcumsumexp = _Signatures('logcumsumexp', [
+    'logcumsumexp(int dim)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logcumsumexp(self, *args, **kwargs):
+    """logcumsumexp(int dim)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logcumsumexp, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_logcumsumexp.call(self._impl, _a0))
+    try:
+        i, a = _sig_logcumsumexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logcumsumexp, (self,) + args, kwargs)
+    return _wrap(_op_logcumsumexp.call(self._impl, a[0]))
+
+
 _sig_view = _Signatures('view', [
     'view(ScalarType dtype)',
     'view(SymInt[] size)',
@@ -11642,7 +11779,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'aminmax', 'bincount', 'histc', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'aminmax', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'renorm_', 'logcumsumexp', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import formulas as _formulas
 
-__all__ = ["aminmax_backward"]
+__all__ = ["aminmax_backward", "logcumsumexp_backward", "logcumsumexp_jvp"]
 
 
 def aminmax_backward(grad_min, grad_max, x, dim, keepdim, min_, max_):
@@ -21,3 +21,30 @@ def aminmax_backward(grad_min, grad_max, x, dim, keepdim, min_, max_):
             part = _formulas.amax_backward(g, x, dims, keepdim, r)
             out = part if out is None else out + part
     return out
+
+
+def _reverse_logcumsumexp(x, dim):
+    """``log`` of the reversed running sum of ``exp(x)`` along ``dim`` (from the end)."""
+    return x.flip([dim]).logcumsumexp(dim).flip([dim])
+
+
+def logcumsumexp_backward(grad, x, result, dim):
+    """d/dx_j sum_k g_k * [j <= k] exp(x_j - r_k), computed in log space: positive and negative parts of a real
+    gradient separately (each a reversed logcumsumexp), the conjugated gradient directly for complex values."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    torch = _formulas._T
+    if grad.is_complex():
+        return (_reverse_logcumsumexp(grad.conj().log() - result, dim) + x).exp().conj()
+    lowest = torch.finfo(grad.dtype).min
+    log_abs = grad.abs().log()
+    parts = [(_reverse_logcumsumexp(torch.where(sel, log_abs, lowest) - result, dim) + x).exp()
+             for sel in (grad > 0, grad < 0)]
+    return parts[0] - parts[1]
+
+
+def logcumsumexp_jvp(x, t, dim):
+    """Tangent of logcumsumexp: the running softmax-weighted sum of the tangent, ``cumsum(e * t) / cumsum(e)``
+    with ``e = exp(x - max(x))`` (real inputs; complex ones are not shifted), plus 1e-13 against 0/0."""
+    e = x.exp() if x.is_complex() else (x - x.amax(dim, keepdim=True)).exp()
+    return (e * t).cumsum(dim) / (e.cumsum(dim) + 1e-13)

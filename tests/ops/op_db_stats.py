@@ -5,7 +5,9 @@ overload's Python form (Scalar/Tensor isin, histc's default range)."""
 
 from __future__ import annotations
 
-from opinfo import ALL, ALL_FLOAT, INTS, ErrorSample, OpInfo, Sample, T
+from opinfo import ALL, ALL_FLOAT, FLOATS, INTS, ErrorSample, OpInfo, Sample, T
+
+COMPLEX = ("complex64", "complex128")
 
 
 def aminmax_samples(dtype):
@@ -43,6 +45,39 @@ def bincount_samples(dtype):
     yield Sample((T((0,), low=0, high=4),), {"minlength": 3}, name="empty")
 
 
+def cov_samples(dtype):
+    yield Sample((T((3, 5)),), name="2-d")
+    yield Sample((T((6,)),), {"correction": 0}, name="1-d correction 0")
+    yield Sample((T((2, 4), layout="transposed"),), {"fweights": T((4,), dtype="int64", low=0, high=4)},
+                 name="fweights")
+    yield Sample((T((2, 4)),), {"aweights": T((4,), dtype="float64", low=0.1, high=2), "correction": 2},
+                 name="aweights")
+
+
+def corrcoef_samples(dtype):
+    yield Sample((T((3, 5)),), name="2-d")
+    yield Sample((T((6,)),), name="1-d")
+
+
+def dist_samples(dtype):
+    for p in (2, 1, 3.5, float("inf")):
+        yield Sample((T((3, 4)), T((4,))), {"p": p}, name=f"broadcast p={p}")
+    yield Sample((T(()), T((2, 3), layout="transposed")), name="0-dim")
+
+
+def renorm_samples(dtype):
+    yield Sample((T((3, 4, 2)), 2, 1, 0.5), name="p=2 dim 1")
+    yield Sample((T((4, 3), layout="transposed"), 1, -1, 2.0), name="p=1 transposed")
+    yield Sample((T((2, 5)), float("inf"), 0, 0.5), name="p=inf")
+
+
+def logcumsumexp_samples(dtype):
+    yield Sample((T((3, 4)), 1), name="dim 1")
+    yield Sample((T((3, 4), layout="transposed"), 0), name="transposed dim 0")
+    yield Sample((T(()), 0), name="0-dim")
+    yield Sample((T((0, 2)), 1), name="empty")
+
+
 OPS = [
     OpInfo("aminmax", aten=("aminmax", "aminmax.out"), samples=aminmax_samples, dtypes=ALL, method=True,
            errors=aminmax_errors),
@@ -52,4 +87,14 @@ OPS = [
     OpInfo("histc", aten=("histc", "histc.out"), samples=histc_samples, dtypes=ALL_FLOAT, method=True, out=True,
            grad=False),
     OpInfo("bincount", aten=("bincount",), samples=bincount_samples, dtypes=INTS, method=True, grad=False),
+    OpInfo("cov", aten=("cov",), samples=cov_samples, dtypes=FLOATS + COMPLEX, method=True,
+           errors=lambda: [ErrorSample((T((2, 2, 2)),), name="3-d")]),
+    OpInfo("corrcoef", aten=("corrcoef",), samples=corrcoef_samples, dtypes=FLOATS + COMPLEX, method=True),
+    OpInfo("dist", aten=("dist",), samples=dist_samples, dtypes=ALL_FLOAT, method=True, rtol=1e-2, atol=1e-2),
+    OpInfo("renorm", aten=("renorm", "renorm_", "renorm.out"), samples=renorm_samples, dtypes=ALL_FLOAT + COMPLEX,
+           method=True, inplace=True, out=True, rtol=1e-2, atol=1e-2,
+           errors=lambda: [ErrorSample((T(()), 1, 0, 1.0), name="0-dim"), ErrorSample((T((2, 2)), -1, 0, 1.0),
+                                                                                       name="p<=0")]),
+    OpInfo("logcumsumexp", aten=("logcumsumexp", "logcumsumexp.out"), samples=logcumsumexp_samples,
+           dtypes=ALL_FLOAT + COMPLEX, method=True, out=True),
 ]

@@ -62,6 +62,7 @@ from glasstorch._ops.kernels.composite import windows as _k_kernels_composite_wi
 from glasstorch._ops.decompositions import stft as _k_decompositions_stft
 from glasstorch._ops.kernels.cpu import stats as _k_kernels_cpu_stats
 from glasstorch._ops.kernels.cpu import histogram as _k_kernels_cpu_histogram
+from glasstorch._ops.decompositions import stats as _k_decompositions_stats
 from glasstorch._ops.kernels.composite import test_ops as _k_kernels_composite_test_ops
 from glasstorch._ops.kernels.composite import view_copies as _k_kernels_composite_view_copies
 from glasstorch._ops.kernels.composite import views as _k_kernels_composite_views
@@ -1553,6 +1554,14 @@ isin_Scalar_Tensor = _def('isin.Scalar_Tensor(Scalar element, Tensor test_elemen
 bincount = _def('bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor')
 histc_out = _def('histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)')
 histc = _def('histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor')
+cov = _def('cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor')
+corrcoef = _def('corrcoef(Tensor self) -> Tensor')
+dist = _def('dist(Tensor self, Tensor other, Scalar p=2) -> Tensor')
+renorm_out = _def('renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)')
+renorm = _def('renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor')
+renorm_ = _def('renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)')
+logcumsumexp = _def('logcumsumexp(Tensor self, int dim) -> Tensor')
+logcumsumexp_out = _def('logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)')
 _test_warn_in_autograd = _def('_test_warn_in_autograd(Tensor self) -> Tensor')
 view_copy = _def('view_copy(Tensor self, SymInt[] size) -> Tensor')
 view_copy_out = _def('view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)')
@@ -6520,6 +6529,16 @@ _reg(isin_Scalar_Tensor, "Meta", _functional(_k_kernels_cpu_stats.isin_Scalar_Te
 _reg(bincount, "CPU", _k_kernels_cpu_histogram.bincount_cpu)
 _reg(histc_out, "CPU", _k_kernels_cpu_histogram.histc_out_cpu)
 _reg(histc, "CPU", _k_kernels_cpu_histogram.histc_cpu)
+_reg(cov, "CompositeImplicitAutograd", _k_decompositions_stats.cov)
+_reg(corrcoef, "CompositeImplicitAutograd", _k_decompositions_stats.corrcoef)
+_reg(dist, "CompositeImplicitAutograd", _k_decompositions_stats.dist)
+_reg(renorm_out, "CompositeImplicitAutograd", _k_decompositions_stats.renorm_out)
+_reg(renorm, "CompositeImplicitAutograd", _k_decompositions_stats.renorm)
+_reg(renorm_, "CompositeImplicitAutograd", _k_decompositions_stats.renorm_)
+_reg(logcumsumexp, "CPU", _k_kernels_cpu_stats.logcumsumexp)
+_reg(logcumsumexp, "Meta", _k_kernels_cpu_stats.logcumsumexp)
+_reg(logcumsumexp_out, "CPU", _k_kernels_cpu_stats.logcumsumexp_out)
+_reg(logcumsumexp_out, "Meta", _k_kernels_cpu_stats.logcumsumexp_out)
 _reg(_test_warn_in_autograd, "CompositeExplicitAutograd", _k_kernels_composite_test_ops.test_warn_in_autograd)
 _reg(view_copy, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy)
 _reg(view_copy_out, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy_out)
@@ -7228,6 +7247,7 @@ _layer(isin_Tensor_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Te
 _layer(isin_Tensor_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Tensor_Scalar_out, (4,)))
 _layer(isin_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Scalar_Tensor_out, (4,)))
 _layer(histc_out, "ADInplaceOrView", _layers.inplace_kernel(histc_out, (4,)))
+_layer(logcumsumexp_out, "ADInplaceOrView", _layers.inplace_kernel(logcumsumexp_out, (2,)))
 _layer(view_copy_out, "ADInplaceOrView", _layers.inplace_kernel(view_copy_out, (2,)))
 _layer(view_copy_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(view_copy_dtype_out, (2,)))
 _layer(_reshape_alias_copy_out, "ADInplaceOrView", _layers.inplace_kernel(_reshape_alias_copy_out, (3,)))

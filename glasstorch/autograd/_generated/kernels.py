@@ -12181,6 +12181,43 @@ def _autograd_aminmax_out(ks, self, dim, keepdim, min, max):
 register_autograd('aten::aminmax.out', _autograd_aminmax_out)
 
 
+_op_logcumsumexp = _get_op('aten::logcumsumexp')
+_fw_logcumsumexp = FwSpec(_op_logcumsumexp, (0,), (False,), 'functional', _n._LogcumsumexpBackward0_jvp)
+
+
+def _autograd_logcumsumexp(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_logcumsumexp, _autograd_logcumsumexp, ks, self, dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.LogcumsumexpBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        result = _op_logcumsumexp.redispatch(ks, self, dim)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_logcumsumexp.redispatch(ks, self, dim)
+
+
+register_autograd('aten::logcumsumexp', _autograd_logcumsumexp)
+
+
+_op_logcumsumexp_out = _get_op('aten::logcumsumexp.out')
+
+
+def _autograd_logcumsumexp_out(ks, self, dim, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('logcumsumexp', self, out)
+    result = _op_logcumsumexp_out.redispatch(ks, self, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('logcumsumexp', self, out)
+    return result
+
+
+register_autograd('aten::logcumsumexp.out', _autograd_logcumsumexp_out)
+
+
 _op_cat = _get_op('aten::cat')
 _fw_cat = FwSpec(_op_cat, (0,), (True,), 'functional', LINEAR)
 

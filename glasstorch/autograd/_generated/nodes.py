@@ -12041,6 +12041,53 @@ class AminmaxBackward0(NodeBase):
         return self.keepdim_
 
 
+def _LogcumsumexpBackward0_0(grad, grads, self, dim, result):
+    return logcumsumexp_backward(grad, self, result, dim)
+
+
+class LogcumsumexpBackward0(NodeBase):
+    """Backward of ``logcumsumexp(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:88)."""
+
+    __slots__ = ('self_', 'dim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LogcumsumexpBackward0', node)
+        self = _unpack(node, node.self_, 'LogcumsumexpBackward0')
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogcumsumexpBackward0_0(grad, grads, self, dim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LogcumsumexpBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LogcumsumexpBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _LogcumsumexpBackward0_jvp(self_p, self_t, dim, result):
+    return logcumsumexp_jvp(self_p, self_t, dim)
+
+
 def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
     return cat_tensors_backward(grad, tensors_sizes, tensors_dtype, dim)
 

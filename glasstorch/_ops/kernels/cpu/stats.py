@@ -17,9 +17,10 @@ from ...._core.shape import wrap_dim
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...tensor_iterator import common_dtype, reduction_dims, resize_out
 from .dispatch_types import not_implemented
-from .reduce import _no_data, _quiet, _reduction_output, _zero_numel_check
+from .reduce import _SCAN_ACC, _no_data, _quiet, _reduction_output, _zero_numel_check
 
-__all__ = ["aminmax_out", "isin_Tensor_Tensor_out", "isin_Tensor_Scalar_out", "isin_Scalar_Tensor_out"]
+__all__ = ["aminmax_out", "logcumsumexp", "logcumsumexp_out", "isin_Tensor_Tensor_out", "isin_Tensor_Scalar_out",
+           "isin_Scalar_Tensor_out"]
 
 
 def aminmax_out(self: TensorImpl, dim=None, keepdim=False, min=None, max=None):  # noqa: A002 - PyTorch's names
@@ -85,3 +86,52 @@ def isin_Tensor_Scalar_out(elements, test_element, assume_unique=False, invert=F
 
 def isin_Scalar_Tensor_out(element, test_elements, assume_unique=False, invert=False, out=None):  # noqa: N802
     return _isin(element, test_elements, invert, out, (), test_elements.device)
+
+
+# -- logcumsumexp ---------------------------------------------------------------------------------------------
+def _log_add_exp_complex(x, y):
+    """PyTorch's complex ``log(exp(x) + exp(y))``: shifted by the operand of larger real part; a NaN operand gives
+    NaN; two infinite real parts of one sign are added directly (-inf: the result is that operand)."""
+    swap = x.real < y.real
+    lo, hi = np.where(swap, x, y), np.where(swap, y, x)
+    with np.errstate(all="ignore"):
+        out = hi + np.log1p(np.exp(lo - hi))
+        same_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+        out = np.where(same_inf, np.where(lo.real < 0, lo, np.log(np.exp(lo) + np.exp(hi))), out)
+        nan = np.isnan(lo.real) | np.isnan(lo.imag) | np.isnan(hi.real) | np.isnan(hi.imag)
+    return np.where(nan, complex(np.nan, np.nan), out)
+
+
+def _logcumsumexp_np(a: np.ndarray, d: int, acc) -> np.ndarray:
+    """The running ``log(sum(exp))`` along axis ``d``, accumulated in ``acc`` (float64 for float32 inputs)."""
+    wide = a.astype(acc)
+    if wide.dtype.kind != "c":
+        np.logaddexp.accumulate(wide, axis=d, out=wide)
+        return wide
+    wide = np.moveaxis(wide, d, 0)  # complex: no numpy ufunc, so a step per position along d (vectorised across)
+    for i in range(1, wide.shape[0]):
+        wide[i] = _log_add_exp_complex(wide[i], wide[i - 1])
+    return np.moveaxis(wide, 0, d)
+
+
+def logcumsumexp_out(self: TensorImpl, dim, out):
+    """``log(cumsum(exp(self), dim))`` computed stably, into ``out`` (which must have ``self``'s dtype)."""
+    if out.dtype is not self.dtype:
+        raise RuntimeError(f"expected scalar_type {_dt.name_of(self.dtype)} but found {_dt.name_of(out.dtype)}")
+    d = wrap_dim(dim, self.ndim)
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise not_implemented("logcumsumexp_out_cpu", self.dtype)
+    resize_out(out, self.sizes)
+    if _no_data(self, out):
+        return out
+    a = self.as_numpy()
+    if self.ndim == 0 or self.numel() == 0:
+        np.copyto(out.as_numpy(), a)
+        return out
+    with _quiet(self.dtype):
+        np.copyto(out.as_numpy(), _logcumsumexp_np(a, d, _SCAN_ACC.get(self.dtype, self.dtype.np)), casting="unsafe")
+    return out
+
+
+def logcumsumexp(self: TensorImpl, dim):
+    return logcumsumexp_out(self, dim, empty_contiguous(self.sizes, self.dtype, self.device))
