@@ -184,3 +184,27 @@ def test_logcumsumexp_grad(dtype):
     assert_same(g_gt, g_th, rtol=1e-10, atol=1e-12)
     assert torch.autograd.gradcheck(lambda a: torch.logcumsumexp(a, 1), x.clone().requires_grad_())
     assert gt.autograd.gradgradcheck(lambda a: gt.logcumsumexp(a, 1), from_torch(x).requires_grad_())
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_values_and_grad(reduce, include_self):
+    x = torch.tensor([[1.0, 0.0, 2.0], [3.0, 3.0, -1.0], [0.5, 2.0, 2.0], [4.0, 1.0, 0.0]], dtype=torch.float64)
+    src = torch.tensor([[2.0, 0.0, 2.0], [3.0, 1.0, -1.0], [0.0, 2.0, 5.0]], dtype=torch.float64)
+    idx = torch.tensor([1, 3, 1])
+    assert_same(*_both(lambda m, a, s, i: m.index_reduce(a, 0, i, s, reduce, include_self=include_self), x, src, idx))
+    g_gt, g_th = _grads(lambda m, a, s: a.index_reduce(0, from_torch(idx) if m is gt else idx, s, reduce,
+                                                       include_self=include_self) * 1.5, x, src)
+    for u, v in zip(g_gt, g_th, strict=True):
+        assert_same(u, v, rtol=1e-12, atol=1e-12)
+
+
+def test_index_reduce_integer_mean_floors_and_errors():
+    x = torch.tensor([5, -7, 3], dtype=torch.int32)
+    src = torch.tensor([2, 2], dtype=torch.int32)
+    idx = torch.tensor([1, 1])
+    assert_same(*_both(lambda m, a, s, i: m.index_reduce(a, 0, i, s, "mean"), x, src, idx))
+    assert_same_error(lambda: gt.index_reduce(from_torch(x), 0, from_torch(idx), from_torch(src), "sum"),
+                      lambda: torch.index_reduce(x, 0, idx, src, "sum"))
+    assert_same_error(lambda: gt.index_reduce(from_torch(x), 0, from_torch(idx + 5), from_torch(src), "amax"),
+                      lambda: torch.index_reduce(x, 0, idx + 5, src, "amax"))

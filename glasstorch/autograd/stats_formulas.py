@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import formulas as _formulas
 
-__all__ = ["aminmax_backward", "logcumsumexp_backward", "logcumsumexp_jvp"]
+__all__ = ["aminmax_backward", "index_reduce_backward", "logcumsumexp_backward", "logcumsumexp_jvp"]
 
 
 def aminmax_backward(grad_min, grad_max, x, dim, keepdim, min_, max_):
@@ -48,3 +48,36 @@ def logcumsumexp_jvp(x, t, dim):
     with ``e = exp(x - max(x))`` (real inputs; complex ones are not shifted), plus 1e-13 against 0/0."""
     e = x.exp() if x.is_complex() else (x - x.amax(dim, keepdim=True)).exp()
     return (e * t).cumsum(dim) / (e.cumsum(dim) + 1e-13)
+
+
+def index_reduce_backward(grad, x, dim, index, source, reduce, include_self, result):
+    """(d self, d source) of index_reduce: scatter_reduce's rules along one dim (a product's zeros handled by
+    recomputing without them, a mean divided by its counts, amax/amin shared by the elements equal to the
+    result); without ``include_self`` the indexed slices of ``self`` get none."""
+    torch = _formulas._T
+    if reduce == "prod":
+        masked_self = x.masked_fill(x == 0, 1)
+        gself = grad * masked_self.index_reduce(dim, index, source, reduce, include_self=include_self) / masked_self
+        src_zero = source == 0
+        zeros_per_slot = torch.zeros_like(x).index_add(dim, index, src_zero.to(x.dtype)).index_select(dim, index)
+        single_zero = src_zero.logical_and(zeros_per_slot == 1)
+        without_zero = x.index_reduce(dim, index, source.masked_fill(single_zero, 1), reduce,
+                                      include_self=include_self)
+        gsrc = torch.where(single_zero, (grad * without_zero).index_select(dim, index),
+                           (grad * result).index_select(dim, index) / source.masked_fill(src_zero, 1))
+    elif reduce == "mean":
+        n = (torch.ones_like(grad) if include_self else torch.zeros_like(grad)).index_add(dim, index,
+                                                                                          torch.ones_like(source))
+        n = n.masked_fill(n == 0, 1)
+        gself = grad / n
+        gsrc = grad.index_select(dim, index) / n.index_select(dim, index)
+    else:
+        value = result.index_select(dim, index)
+        self_is_result = (x == result).to(x.dtype)
+        src_is_result = (source == value).to(x.dtype)
+        distributed = grad / self_is_result.index_add(dim, index, src_is_result)
+        gself = self_is_result * distributed
+        gsrc = src_is_result * distributed.index_select(dim, index)
+    if not include_self:
+        gself = gself.index_fill(dim, index, 0)
+    return gself, gsrc

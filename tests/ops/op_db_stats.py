@@ -5,7 +5,7 @@ overload's Python form (Scalar/Tensor isin, histc's default range)."""
 
 from __future__ import annotations
 
-from opinfo import ALL, ALL_FLOAT, FLOATS, INTS, ErrorSample, OpInfo, Sample, T
+from opinfo import ALL, ALL_FLOAT, ALL_NUMERIC, FLOATS, INTS, ErrorSample, OpInfo, Sample, T
 
 COMPLEX = ("complex64", "complex128")
 
@@ -78,6 +78,16 @@ def logcumsumexp_samples(dtype):
     yield Sample((T((0, 2)), 1), name="empty")
 
 
+def index_reduce_samples(dtype):
+    for reduce in ("prod", "mean", "amax", "amin"):
+        for include_self in (True, False):
+            yield Sample((T((4, 3)), 0, T((5,), dtype="int64", low=0, high=4), T((5, 3), low=-2, high=2), reduce),
+                         {"include_self": include_self}, name=f"{reduce} include_self={include_self}")
+        yield Sample((T((3, 4), layout="transposed"), 1, T((2,), dtype="int64", low=0, high=4), T((3, 2)), reduce),
+                     name=f"{reduce} transposed dim 1")
+        yield Sample((T(()), 0, T((1,), dtype="int64", low=0, high=1), T(()), reduce), name=f"{reduce} 0-dim")
+
+
 OPS = [
     OpInfo("aminmax", aten=("aminmax", "aminmax.out"), samples=aminmax_samples, dtypes=ALL, method=True,
            errors=aminmax_errors),
@@ -97,4 +107,8 @@ OPS = [
                                                                                        name="p<=0")]),
     OpInfo("logcumsumexp", aten=("logcumsumexp", "logcumsumexp.out"), samples=logcumsumexp_samples,
            dtypes=ALL_FLOAT + COMPLEX, method=True, out=True),
+    OpInfo("index_reduce", aten=("index_reduce", "index_reduce_", "index_reduce.out"), samples=index_reduce_samples,
+           dtypes=ALL_NUMERIC, method=True, inplace=True, out=True, gradcheck=False,
+           errors=lambda: [ErrorSample((T((3,)), 0, T((1,), dtype="int64", low=0, high=1), T((1,)), "sum"),
+                                       name="bad reduce")]),
 ]

@@ -63,6 +63,7 @@ from glasstorch._ops.decompositions import stft as _k_decompositions_stft
 from glasstorch._ops.kernels.cpu import stats as _k_kernels_cpu_stats
 from glasstorch._ops.kernels.cpu import histogram as _k_kernels_cpu_histogram
 from glasstorch._ops.decompositions import stats as _k_decompositions_stats
+from glasstorch._ops.kernels.cpu import index_reduce as _k_kernels_cpu_index_reduce
 from glasstorch._ops.kernels.composite import test_ops as _k_kernels_composite_test_ops
 from glasstorch._ops.kernels.composite import view_copies as _k_kernels_composite_view_copies
 from glasstorch._ops.kernels.composite import views as _k_kernels_composite_views
@@ -1562,6 +1563,9 @@ renorm = _def('renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor'
 renorm_ = _def('renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)')
 logcumsumexp = _def('logcumsumexp(Tensor self, int dim) -> Tensor')
 logcumsumexp_out = _def('logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)')
+index_reduce_out = _def('index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)')
+index_reduce_ = _def('index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)')
+index_reduce = _def('index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor')
 _test_warn_in_autograd = _def('_test_warn_in_autograd(Tensor self) -> Tensor')
 view_copy = _def('view_copy(Tensor self, SymInt[] size) -> Tensor')
 view_copy_out = _def('view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)')
@@ -6539,6 +6543,24 @@ _reg(logcumsumexp, "CPU", _k_kernels_cpu_stats.logcumsumexp)
 _reg(logcumsumexp, "Meta", _k_kernels_cpu_stats.logcumsumexp)
 _reg(logcumsumexp_out, "CPU", _k_kernels_cpu_stats.logcumsumexp_out)
 _reg(logcumsumexp_out, "Meta", _k_kernels_cpu_stats.logcumsumexp_out)
+_reg(index_reduce_out, "CPU", _k_kernels_cpu_index_reduce.index_reduce_out)
+_reg(index_reduce_out, "Meta", _k_kernels_cpu_index_reduce.index_reduce_out)
+
+
+def _index_reduce__structured(self, dim, index, source, reduce, include_self):
+    return _k_kernels_cpu_index_reduce.index_reduce_out(self, dim, index, source, reduce, include_self, self)
+
+
+_reg(index_reduce_, "CPU", _index_reduce__structured)
+_reg(index_reduce_, "Meta", _index_reduce__structured)
+
+
+def _index_reduce_structured(self, dim, index, source, reduce, include_self):
+    return _k_kernels_cpu_index_reduce.index_reduce_out(self, dim, index, source, reduce, include_self, None)
+
+
+_reg(index_reduce, "CPU", _functional(_k_kernels_cpu_index_reduce.index_reduce_out, 6, _index_reduce_structured), '_index_reduce_structured')
+_reg(index_reduce, "Meta", _functional(_k_kernels_cpu_index_reduce.index_reduce_out, 6, _index_reduce_structured), '_index_reduce_structured')
 _reg(_test_warn_in_autograd, "CompositeExplicitAutograd", _k_kernels_composite_test_ops.test_warn_in_autograd)
 _reg(view_copy, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy)
 _reg(view_copy_out, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy_out)
@@ -7248,6 +7270,8 @@ _layer(isin_Tensor_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Te
 _layer(isin_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Scalar_Tensor_out, (4,)))
 _layer(histc_out, "ADInplaceOrView", _layers.inplace_kernel(histc_out, (4,)))
 _layer(logcumsumexp_out, "ADInplaceOrView", _layers.inplace_kernel(logcumsumexp_out, (2,)))
+_layer(index_reduce_out, "ADInplaceOrView", _layers.inplace_kernel(index_reduce_out, (6,)))
+_layer(index_reduce_, "ADInplaceOrView", _layers.inplace_kernel(index_reduce_, (0,)))
 _layer(view_copy_out, "ADInplaceOrView", _layers.inplace_kernel(view_copy_out, (2,)))
 _layer(view_copy_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(view_copy_dtype_out, (2,)))
 _layer(_reshape_alias_copy_out, "ADInplaceOrView", _layers.inplace_kernel(_reshape_alias_copy_out, (3,)))

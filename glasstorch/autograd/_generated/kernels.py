@@ -2884,6 +2884,75 @@ def _autograd__index_put_impl_(ks, self, indices, values, accumulate, unsafe):
 register_autograd('aten::_index_put_impl_', _autograd__index_put_impl_)
 
 
+_op_index_reduce = _get_op('aten::index_reduce')
+_fw_index_reduce = FwSpec(_op_index_reduce, (0, 3), (False, False), 'functional', None)
+
+
+def _autograd_index_reduce(ks, self, dim, index, source, reduce, include_self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_reduce, _autograd_index_reduce, ks, self, dim, index, source, reduce, include_self)
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+        node = _n.IndexReduceBackward0()
+        node.next_edges = record.edges(self, source)
+        node.self_ = record.save(self)
+        node.index_ = record.save(index)
+        node.source_ = record.save(source)
+        node.dim_ = dim
+        node.reduce_ = reduce
+        node.include_self_ = include_self
+        result = _op_index_reduce.redispatch(ks, self, dim, index, source, reduce, include_self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_index_reduce.redispatch(ks, self, dim, index, source, reduce, include_self)
+
+
+register_autograd('aten::index_reduce', _autograd_index_reduce)
+
+
+_op_index_reduce_out = _get_op('aten::index_reduce.out')
+
+
+def _autograd_index_reduce_out(ks, self, dim, index, source, reduce, include_self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('index_reduce', self, index, source, out)
+    result = _op_index_reduce_out.redispatch(ks, self, dim, index, source, reduce, include_self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('index_reduce', self, index, source, out)
+    return result
+
+
+register_autograd('aten::index_reduce.out', _autograd_index_reduce_out)
+
+
+_op_index_reduce_ = _get_op('aten::index_reduce_')
+_fw_index_reduce_ = FwSpec(_op_index_reduce_, (0, 3), (False, False), 'inplace', None)
+
+
+def _autograd_index_reduce_(ks, self, dim, index, source, reduce, include_self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_reduce_, _autograd_index_reduce_, ks, self, dim, index, source, reduce, include_self)
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+        check_inplace(self)
+        node = _n.IndexReduceBackward0()
+        node.next_edges = record.edges(self, source)
+        node.self_ = record.save(record.clone(self))
+        node.index_ = record.save(index)
+        node.source_ = record.save(source)
+        node.dim_ = dim
+        node.reduce_ = reduce
+        node.include_self_ = include_self
+        result = _op_index_reduce_.redispatch(ks, self, dim, index, source, reduce, include_self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_index_reduce_.redispatch(ks, self, dim, index, source, reduce, include_self)
+
+
+register_autograd('aten::index_reduce_', _autograd_index_reduce_)
+
+
 _op_mm = _get_op('aten::mm')
 _fw_mm = FwSpec(_op_mm, (0, 1), (False, False), 'functional', _n._MmBackward0_jvp)
 

@@ -3410,6 +3410,79 @@ class IndexPutImplBackward0(NodeBase):
         return self.accumulate_
 
 
+def _IndexReduceBackward0_0(grad, grads, self, index, source, dim, reduce, include_self, result):
+    return index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)
+
+
+class IndexReduceBackward0(NodeBase):
+    """Backward of ``index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:94)."""
+
+    __slots__ = ('self_', 'index_', 'source_', 'dim_', 'reduce_', 'include_self_', 'result_')
+    _tensor_slots = ('self_', 'index_', 'source_', 'result_')
+    _inputs = ('self', 'source')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = _unpack(node, node.index_, 'IndexReduceBackward0')
+        result = wrap_saved(node.result_, 'IndexReduceBackward0', node)
+        self = _unpack(node, node.self_, 'IndexReduceBackward0')
+        source = _unpack(node, node.source_, 'IndexReduceBackward0')
+        dim = node.dim_
+        reduce = node.reduce_
+        include_self = node.include_self_
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _IndexReduceBackward0_0(grad, grads, self, index, source, dim, reduce, include_self, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'IndexReduceBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_index(self):
+        return _unpack(self, self.index_, 'IndexReduceBackward0')
+
+    @property
+    def _raw_saved_index(self):
+        return self.index_
+
+    @property
+    def _saved_source(self):
+        return _unpack(self, self.source_, 'IndexReduceBackward0')
+
+    @property
+    def _raw_saved_source(self):
+        return self.source_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'IndexReduceBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_reduce(self):
+        return self.reduce_
+
+    @property
+    def _saved_include_self(self):
+        return self.include_self_
+
+
 def _MmBackward0_0(grad, grads, self, mat2):
     return grad.mm(mat2.t().conj())
 
