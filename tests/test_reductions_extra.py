@@ -208,3 +208,32 @@ def test_index_reduce_integer_mean_floors_and_errors():
                       lambda: torch.index_reduce(x, 0, idx, src, "sum"))
     assert_same_error(lambda: gt.index_reduce(from_torch(x), 0, from_torch(idx + 5), from_torch(src), "amax"),
                       lambda: torch.index_reduce(x, 0, idx + 5, src, "amax"))
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (1, False), (0, True)])
+def test_quantile(name, interpolation, dim, keepdim):
+    x = torch.tensor([[1.0, float("nan"), 2.0, 7.0], [3.0, -1.0, 0.5, 0.25], [float("nan")] * 4],
+                     dtype=torch.float64)
+    q = torch.tensor([0.0, 0.3, 0.5, 1.0], dtype=torch.float64)
+    for qq in (q, 0.4):
+        fn = (lambda m, a, qq=qq: getattr(m, name)(a, from_torch(qq) if m is gt and not isinstance(qq, float) else qq,
+                                                 dim, keepdim, interpolation=interpolation))
+        assert_same(*_both(fn, x))
+    finite = torch.tensor([[1.0, 4.0, 2.0, 7.0], [3.0, -1.0, 0.5, 0.25]], dtype=torch.float64)
+    (g_gt,), (g_th,) = _grads(lambda m, a: getattr(m, name)(a, from_torch(q) if m is gt else q, dim, keepdim,
+                                                            interpolation=interpolation) * 2.0, finite)
+    assert_same(g_gt, g_th)
+
+
+def test_quantile_errors():
+    x = torch.randn(3)
+    for q, kw in ((1.5, {}), (torch.tensor([1.5]), {}), (0.5, {"interpolation": "x"}), (torch.tensor([[0.5]]), {}),
+                  (torch.tensor([0.5], dtype=torch.float64), {})):
+        gq = from_torch(q) if isinstance(q, torch.Tensor) else q
+        assert_same_error(lambda gq=gq, kw=kw: gt.quantile(from_torch(x), gq, **kw),
+                          lambda q=q, kw=kw: torch.quantile(x, q, **kw))
+    assert_same_error(lambda: gt.quantile(gt.ones(0), 0.5), lambda: torch.quantile(torch.ones(0), 0.5))
+    assert_same_error(lambda: gt.quantile(from_torch(x), 0.5, out=gt.empty(0, dtype=gt.float64)),
+                      lambda: torch.quantile(x, 0.5, out=torch.empty(0, dtype=torch.float64)))

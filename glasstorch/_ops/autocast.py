@@ -77,7 +77,9 @@ POLICIES = {
                  # the spectral ops, as torch's CPU fp32 list
                  "fft_fft", "fft_ifft", "fft_fft2", "fft_ifft2", "fft_fftn", "fft_ifftn", "fft_rfft", "fft_irfft",
                  "fft_rfft2", "fft_irfft2", "fft_rfftn", "fft_irfftn", "fft_hfft", "fft_ihfft", "stft",
-                 "stft.center"),
+                 "stft.center",
+                 # the quantiles, as in torch's CPU fp32 list
+                 "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar"),
         "promote": ("cat", "stack", "index_copy"),
     },
     "cuda": _CUDA_POLICIES,

@@ -88,6 +88,15 @@ def index_reduce_samples(dtype):
         yield Sample((T(()), 0, T((1,), dtype="int64", low=0, high=1), T(()), reduce), name=f"{reduce} 0-dim")
 
 
+def quantile_samples(dtype):
+    for interpolation in ("linear", "lower", "higher", "midpoint", "nearest"):
+        yield Sample((T((3, 4)), T((3,), low=0, high=1)), {"dim": 1, "interpolation": interpolation},
+                     name=f"q tensor dim 1 {interpolation}")
+        yield Sample((T((5,)), 0.3), {"interpolation": interpolation}, name=f"q scalar {interpolation}")
+    yield Sample((T((2, 3), layout="transposed"), 0.5), {"dim": 0, "keepdim": True}, name="keepdim transposed")
+    yield Sample((T(()), 0.25), name="0-dim")
+
+
 OPS = [
     OpInfo("aminmax", aten=("aminmax", "aminmax.out"), samples=aminmax_samples, dtypes=ALL, method=True,
            errors=aminmax_errors),
@@ -111,4 +120,10 @@ OPS = [
            dtypes=ALL_NUMERIC, method=True, inplace=True, out=True, gradcheck=False,
            errors=lambda: [ErrorSample((T((3,)), 0, T((1,), dtype="int64", low=0, high=1), T((1,)), "sum"),
                                        name="bad reduce")]),
+    OpInfo("quantile", aten=("quantile", "quantile.out", "quantile.scalar", "quantile.scalar_out"),
+           samples=quantile_samples, dtypes=FLOATS, method=True, out=True,
+           errors=lambda: [ErrorSample((T((3,)), 1.5), name="q out of range"),
+                           ErrorSample((T((0,)), 0.5), name="empty input")]),
+    OpInfo("nanquantile", aten=("nanquantile", "nanquantile.out", "nanquantile.scalar", "nanquantile.scalar_out"),
+           samples=quantile_samples, dtypes=FLOATS, method=True, out=True),
 ]

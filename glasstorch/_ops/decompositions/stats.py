@@ -3,7 +3,10 @@
 
 ``cov`` centres each variable (a row) on its weighted mean, multiplies by the conjugate transpose weighted by
 ``fweights * aweights`` and divides by the weight sum less the correction (numpy's ``v1 - ddof * v2 / v1`` when
-aweights are given), clamped at 0 with PyTorch's warning.  ``renorm`` scales each slice along ``dim`` whose
+aweights are given), clamped at 0 with PyTorch's warning.  ``quantile`` sorts
+the reduced values (all of them flattened when ``dim`` is None), turns each ``q`` into a fractional rank (the last
+one where a NaN is present; for ``nanquantile`` among the non-NaN values), rounds it as the interpolation asks and
+interpolates between the neighbouring sorted values with ``lerp``.  ``renorm`` scales each slice along ``dim`` whose
 ``p``-norm exceeds ``maxnorm`` by ``maxnorm / (norm + 1e-7)``; the norm accumulates in float32 for reduced floats
 and so does the scale, which multiplies in float32 before the result is rounded, as PyTorch's kernel does.
 
@@ -14,11 +17,14 @@ is another operator call, so autograd sees it.
 from __future__ import annotations
 
 from ..._core import dtype as _dt
+from ..._core import shape as _shape
 from ..._core.shape import wrap_dim
 from ..._core.user_warning import warn as _user_warn
 from ..aten import aten
+from ..tensor_iterator import resize_out
 
-__all__ = ["cov", "corrcoef", "dist", "renorm", "renorm_", "renorm_out"]
+__all__ = ["cov", "corrcoef", "dist", "renorm", "renorm_", "renorm_out", "quantile", "quantile_out", "quantile_scalar",
+           "quantile_scalar_out", "nanquantile", "nanquantile_out", "nanquantile_scalar", "nanquantile_scalar_out"]
 
 
 def _item(t):
@@ -132,3 +138,118 @@ def renorm_(self, p, dim, maxnorm):
 
 def renorm_out(self, p, dim, maxnorm, out):
     return aten.mul_out(self, _renorm_factor(self, p, dim, maxnorm), out)
+
+
+# -- quantile / nanquantile -------------------------------------------------------------------------------------
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_checks(self, q, interpolation):
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
+                           f"got {interpolation}")
+    if self.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if self.dtype not in (_dt.float32, _dt.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q.dtype is not self.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+
+
+def _quantile_shape(self, q, dim, keepdim, d):
+    """The result's shape: the reduced input's shape, led by the number of quantiles when ``q`` is 1-d."""
+    if dim is not None and self.ndim > 0:
+        shape = list(self.sizes)
+        if keepdim:
+            shape[d] = 1
+        else:
+            del shape[d]
+    else:
+        shape = [1] * self.ndim if keepdim else []
+    return ([q.numel()] if q.ndim > 0 else []) + shape
+
+
+def _broadcast(a, b):
+    shape = _shape.broadcast_shapes(a.sizes, b.sizes)
+    return tuple(t if t.sizes == shape else aten.expand(t, list(shape), False) for t in (a, b))
+
+
+def _quantile(self, q, dim, keepdim, interpolation, ignore_nan):
+    _quantile_checks(self, q, interpolation)
+    d = wrap_dim(0 if dim is None else dim, self.ndim)
+    shape = _quantile_shape(self, q, dim, keepdim, d)
+    if not _item(aten.all(aten.logical_and(aten.ge_Scalar(q, 0), aten.le_Scalar(q, 1)))):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    src = aten.flatten_using_ints(self, 0, -1) if dim is None else aten.transpose_int(aten.unsqueeze(self, -1), d, -1)
+    ranked = aten.sort(src, -1, False)[0]
+    lead = shape if q.ndim > 0 else [1] + shape
+    ranked = aten.view(ranked, lead[1:] + [ranked.sizes[-1]])  # (*reduced shape, n)
+    if ignore_nan:  # ranks among the non-NaN values (rank 0 when all are NaN: the quantile is NaN)
+        valid = aten.sum_dim_IntList(aten.logical_not(aten.isnan(ranked)), [-1], True, None)
+        ranks = aten.mul_Tensor(q, aten.sub_Tensor(valid, 1, 1))
+        ranks = aten.masked_fill_Scalar(ranks, aten.lt_Scalar(ranks, 0), 0)
+    else:  # a NaN anywhere makes the rank the last index, whose sorted value is NaN
+        last = ranked.sizes[-1] - 1
+        ranks, has_nan = _broadcast(aten.mul_Tensor(q, last), aten.any_dim(aten.isnan(ranked), -1, True))
+        ranks = aten.masked_fill_Scalar(ranks, has_nan, last)
+    if interpolation in ("lower", "higher", "nearest"):
+        ranks = {"lower": aten.floor, "higher": aten.ceil, "nearest": aten.round}[interpolation](ranks)
+    below = aten._to_copy(ranks, _dt.int64, None, None, None, False, None)
+    out = aten.gather(ranked, -1, below, False)
+    if interpolation in ("linear", "midpoint"):
+        above = aten.gather(ranked, -1, aten._to_copy(aten.ceil(ranks), _dt.int64, None, None, None, False, None),
+                            False)
+        out = (aten.lerp_Scalar(out, above, 0.5) if interpolation == "midpoint"
+               else aten.lerp_Tensor(out, above, aten.sub_Tensor(ranks, below, 1)))
+    if q.ndim == 0:
+        return aten.squeeze_dim(out, -1)
+    return aten.squeeze_dim(aten.transpose_int(aten.unsqueeze(out, 0), 0, -1), -1)
+
+
+def _quantile_into(self, q, dim, keepdim, interpolation, ignore_nan, out):
+    _quantile_checks(self, q, interpolation)
+    if out.dtype is not self.dtype:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+    result = _quantile(self, q, dim, keepdim, interpolation, ignore_nan)
+    resize_out(out, result.sizes)
+    return aten.copy_(out, result, False)
+
+
+def _scalar_q(self, q):
+    if not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+    return aten.scalar_tensor(q, self.dtype, None, self.device, None)
+
+
+def quantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile(self, q, dim, keepdim, interpolation, False)
+
+
+def quantile_out(self, q, dim=None, keepdim=False, interpolation="linear", out=None):
+    return _quantile_into(self, q, dim, keepdim, interpolation, False, out)
+
+
+def quantile_scalar(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile(self, _scalar_q(self, q), dim, keepdim, interpolation, False)
+
+
+def quantile_scalar_out(self, q, dim=None, keepdim=False, interpolation="linear", out=None):
+    return quantile_out(self, _scalar_q(self, q), dim, keepdim, interpolation, out)
+
+
+def nanquantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile(self, q, dim, keepdim, interpolation, True)
+
+
+def nanquantile_out(self, q, dim=None, keepdim=False, interpolation="linear", out=None):
+    return _quantile_into(self, q, dim, keepdim, interpolation, True, out)
+
+
+def nanquantile_scalar(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile(self, _scalar_q(self, q), dim, keepdim, interpolation, True)
+
+
+def nanquantile_scalar_out(self, q, dim=None, keepdim=False, interpolation="linear", out=None):
+    return nanquantile_out(self, _scalar_q(self, q), dim, keepdim, interpolation, out)
