@@ -14,13 +14,16 @@ Invariant: no data is touched here; every result comes from an operator.
 from __future__ import annotations
 
 from . import linalg as _linalg
+from ._binding_support import _return_type
 from ._core import shape as _shape
 from ._generated import functions as _ops
 from .tensor import Tensor
 
+_HISTOGRAMDD = _return_type("histogramdd", ["hist", "bin_edges"])
+
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
            "stft", "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod", "meshgrid",
-           "install"]
+           "histogramdd", "install"]
 
 
 def _subscript(n) -> str:
@@ -102,6 +105,19 @@ def nonzero(input, *, out=None, as_tuple=False):
         raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
     flat = input if input.dim() else input.unsqueeze(0)  # PyTorch's nonzero_numpy treats 0-d as 1-d
     return _ops.nonzero(flat).unbind(1)
+
+
+def histogramdd(input, bins, range=None, weight=None, density=False):  # noqa: A002 - PyTorch's names
+    """The ``N``-dimensional histogram of the rows of ``input`` (..., N): ``bins`` is a bin count, one count per
+    dim, or one tensor of edges per dim.  Returns ``(hist, bin_edges)`` with a tuple of edges."""
+    if isinstance(bins, int):
+        bins = [bins] * input.shape[-1]
+    if len(bins) and isinstance(bins[0], Tensor):
+        hist = _ops._histogramdd_from_bin_tensors(input, bins, weight=weight, density=density)
+        return _HISTOGRAMDD(hist, tuple(bins))
+    edges = _ops._histogramdd_bin_edges(input, bins, range=range, weight=weight, density=density)
+    hist = _ops._histogramdd_from_bin_cts(input, bins, range=range, weight=weight, density=density)
+    return _HISTOGRAMDD(hist, tuple(edges))
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -323,7 +339,7 @@ def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
                  "atleast_2d", "atleast_3d", "lu", "tensordot", "block_diag",
-                 "cartesian_prod", "meshgrid", "stft"):
+                 "cartesian_prod", "meshgrid", "stft", "histogramdd"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu"),

@@ -237,3 +237,36 @@ def test_quantile_errors():
     assert_same_error(lambda: gt.quantile(gt.ones(0), 0.5), lambda: torch.quantile(torch.ones(0), 0.5))
     assert_same_error(lambda: gt.quantile(from_torch(x), 0.5, out=gt.empty(0, dtype=gt.float64)),
                       lambda: torch.quantile(x, 0.5, out=torch.empty(0, dtype=torch.float64)))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"range": (-1.0, 2.0)}, {"density": True}, {"weight": True}])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_histogram_bin_count(kwargs, dtype):
+    x = torch.randn(4, 50, generator=torch.Generator().manual_seed(8)).to(dtype)
+    kw = dict(kwargs)
+    if kw.get("weight"):
+        kw["weight"] = torch.rand(4, 50, generator=torch.Generator().manual_seed(9)).to(dtype)
+    gkw = {k: from_torch(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+    g = gt.histogram(from_torch(x), 7, **gkw)
+    t = torch.histogram(x, 7, **kw)
+    assert_same(g.hist, t.hist, rtol=1e-6, atol=1e-6)
+    assert_same(g.bin_edges, t.bin_edges)
+
+
+def test_histogram_edges_and_histogramdd():
+    x = torch.randn(30, 2, generator=torch.Generator().manual_seed(10), dtype=torch.float64)
+    edges = torch.tensor([-2.0, -0.5, 0.0, 0.3, 2.0], dtype=torch.float64)
+    for density in (False, True):
+        g = gt.histogram(from_torch(x), from_torch(edges), density=density)
+        t = torch.histogram(x, edges, density=density)
+        assert_same(g.hist, t.hist, rtol=1e-12)
+    for bins in (3, [2, 4]):
+        g, t = gt.histogramdd(from_torch(x), bins, density=True), torch.histogramdd(x, bins, density=True)
+        assert_same(g.hist, t.hist, rtol=1e-12)
+        for u, v in zip(g.bin_edges, t.bin_edges, strict=True):
+            assert_same(u, v)
+    g = gt.histogramdd(from_torch(x), [from_torch(edges), from_torch(edges[1:])])
+    assert_same(g.hist, torch.histogramdd(x, [edges, edges[1:]]).hist)
+    assert_same_error(lambda: gt.histogramdd(from_torch(x), [1, 1, 1]), lambda: torch.histogramdd(x, [1, 1, 1]))
+    assert_same_error(lambda: gt.histogram(from_torch(x), 2, range=(1.0, 0.0)),
+                      lambda: torch.histogram(x, 2, range=(1.0, 0.0)))

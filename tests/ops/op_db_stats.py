@@ -97,6 +97,12 @@ def quantile_samples(dtype):
     yield Sample((T(()), 0.25), name="0-dim")
 
 
+def histogram_samples(dtype):
+    yield Sample((T((30,)), 5), name="bin count")
+    yield Sample((T((4, 6), layout="transposed"), 3), {"range": (-1.0, 1.0), "density": True}, name="range density")
+    yield Sample((T((10,)), T((4,), values=(-3.0, -1.0, 0.5, 4.0))), {"weight": T((10,))}, name="edges weight")
+
+
 OPS = [
     OpInfo("aminmax", aten=("aminmax", "aminmax.out"), samples=aminmax_samples, dtypes=ALL, method=True,
            errors=aminmax_errors),
@@ -126,4 +132,8 @@ OPS = [
                            ErrorSample((T((0,)), 0.5), name="empty input")]),
     OpInfo("nanquantile", aten=("nanquantile", "nanquantile.out", "nanquantile.scalar", "nanquantile.scalar_out"),
            samples=quantile_samples, dtypes=FLOATS, method=True, out=True),
+    OpInfo("histogram", aten=("histogram.bins_tensor", "histogram.bins_tensor_out", "histogram.bin_ct",
+                              "histogram.bin_ct_out", "_histogramdd_bin_edges", "_histogramdd_from_bin_cts",
+                              "_histogramdd_from_bin_tensors"),
+           samples=histogram_samples, dtypes=FLOATS, method=True, grad=False),
 ]

@@ -17,10 +17,13 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl, empty_contiguous
+from ...factories import linspace_impl
 from ...tensor_iterator import resize_out
 from .dispatch_types import not_implemented
 
-__all__ = ["bincount_cpu", "histc_cpu", "histc_out_cpu"]
+__all__ = ["bincount_cpu", "histc_cpu", "histc_out_cpu", "histogram_bins_tensor", "histogram_bins_tensor_out",
+           "histogram_bin_ct", "histogram_bin_ct_out", "histogramdd_bin_edges_cpu", "histogramdd_from_bin_cts_cpu",
+           "histogramdd_from_bin_tensors_cpu"]
 
 
 def _fmt(v: float) -> str:
@@ -73,16 +76,9 @@ def _histc_range(self: TensorImpl, lo: float, hi: float):
     return lo, hi
 
 
-def _linspace_edges(lo: float, hi: float, n: int, dtype):
-    """``linspace(lo, hi, n)`` as PyTorch's CPU kernel computes it: the first half stepped from ``lo``, the rest
-    back from ``hi``, in the dtype's opmath (float32 for reduced floats), then rounded to ``dtype``."""
-    acc = np.float64 if dtype is _dt.float64 else np.float32
-    step = (acc(hi) - acc(lo)) / acc(n - 1) if n > 1 else acc(0)
-    idx = np.arange(n)
-    half = n // 2
-    front = acc(lo) + step * idx[:half].astype(acc)
-    back = acc(hi) - step * (n - 1 - idx[half:]).astype(acc)
-    return np.concatenate([front, back]).astype(dtype.np)
+def _linspace_edges(lo: float, hi: float, n: int, dtype) -> np.ndarray:
+    """The ``n`` edges ``linspace(lo, hi, n)`` in ``dtype``, as PyTorch's ``linspace_out`` writes them."""
+    return linspace_impl(lo, hi, n, dtype).as_numpy()
 
 
 def _histc_into(self: TensorImpl, bins, lo, hi, out: TensorImpl) -> TensorImpl:
@@ -115,3 +111,226 @@ def histc_out_cpu(self: TensorImpl, bins=100, min=0, max=0, out=None) -> TensorI
         raise RuntimeError(f"torch.histogram: input tensor and hist tensor should have the same dtype, but got input "
                            f"{_dt.name_of(self.dtype).lower()} and hist {_dt.name_of(out.dtype).lower()}")
     return _histc_into(self, bins, min, max, out)
+
+
+# -- histogram / histogramdd ------------------------------------------------------------------------------------
+def _dtype_text(dt) -> str:
+    """A dtype as ``caffe2::TypeMeta`` prints in these messages (float, double)."""
+    return _dt.name_of(dt).lower()
+
+
+def _check_inputs(x: TensorImpl, bins, weight) -> None:
+    """``histogramdd_check_inputs``: ``x`` is (..., N), one 1-d non-empty edge tensor of its dtype per dim, and a
+    weight of ``x``'s dtype and shape without the last dim."""
+    if x.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions, but got " + str(x.ndim))
+    n = x.sizes[-1]
+    if len(bins) != n:
+        raise RuntimeError(f"torch.histogramdd: expected {n} sequences of bin edges for a {n}-dimensional histogram "
+                           f"but got {len(bins)}")
+    for d, b in enumerate(bins):
+        if b.dtype is not x.dtype:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                               f"input with dtype {_dtype_text(x.dtype)} and bins for dimension {d} with dtype "
+                               f"{_dtype_text(b.dtype)}")
+        if b.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {b.ndim} dimensions "
+                               f"in the bins tensor for dimension {d}")
+        if b.numel() == 0:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements in "
+                               f"the bins tensor for dimension {d}")
+    if weight is not None:
+        if weight.dtype is not x.dtype:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({_dtype_text(x.dtype)}), and "
+                               f"weight({_dtype_text(weight.dtype)})")
+        if list(x.sizes[:-1]) != list(weight.sizes or (1,)):
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                               f"input tensor excluding its innermost dimension, but got input with shape "
+                               f"[{', '.join(map(str, x.sizes))}] and weight with shape "
+                               f"[{', '.join(map(str, weight.sizes))}]")
+
+
+def _check_hist_out(x: TensorImpl, counts, hist: TensorImpl, edges) -> None:
+    """``histogramdd_prepare_out``: dtypes of the outputs, positive bin counts; resizes them."""
+    if hist.dtype is not x.dtype:
+        raise RuntimeError(f"torch.histogram: input tensor and hist tensor should have the same dtype, but got input "
+                           f"{_dtype_text(x.dtype)} and hist {_dtype_text(hist.dtype)}")
+    for d, (c, e) in enumerate(zip(counts, edges, strict=True)):
+        if e.dtype is not x.dtype:
+            raise RuntimeError(f"torch.histogram: input tensor and bin_edges tensor should have the same dtype, but "
+                               f"got input {_dtype_text(x.dtype)} and bin_edges {_dtype_text(e.dtype)}")
+        if c <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {c} for dimension {d}")
+        resize_out(e, (c + 1,))
+    resize_out(hist, tuple(counts))
+
+
+def _outer_edges(x2d: np.ndarray, rng):
+    """``select_outer_bin_edges``: the range per dim (the data's, [0, 1] for no data), widened by 0.5 each side when
+    it is a single point."""
+    n = x2d.shape[1]
+    lo, hi = [0.0] * n, [1.0] * n
+    if rng is not None:
+        if len(rng) != 2 * n:
+            raise RuntimeError(f"torch.histogramdd: for a {n}-dimensional histogram range should have {2 * n} "
+                               f"elements, but got {len(rng)}")
+        lo, hi = [float(r) for r in rng[0::2]], [float(r) for r in rng[1::2]]
+    elif x2d.shape[0] > 0:
+        lo, hi = [float(v) for v in x2d.min(axis=0)], [float(v) for v in x2d.max(axis=0)]
+    for d in range(n):
+        if not (np.isfinite(lo[d]) and np.isfinite(hi[d])):
+            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{_fmt(lo[d])}, {_fmt(hi[d])}] is not "
+                               f"finite")
+        if lo[d] > hi[d]:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_fmt(lo[d])} max "
+                               f"{_fmt(hi[d])} for dimension {d}")
+        if lo[d] == hi[d]:
+            lo[d], hi[d] = lo[d] - 0.5, hi[d] + 0.5
+    return lo, hi
+
+
+def _upper_bound(edges: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``std::upper_bound`` of each value in ``edges``, step for step (so unsorted edges place values as PyTorch's
+    binary search does)."""
+    first = np.zeros(v.shape, np.int64)
+    count = np.full(v.shape, edges.shape[0], np.int64)
+    while (count > 0).any():
+        step = count // 2
+        it = first + step
+        right = (count > 0) & ~(v < edges[np.minimum(it, edges.shape[0] - 1)])
+        first = np.where(right, it + 1, first)
+        count = np.where(right, count - step - 1, np.where(count > 0, step, 0))
+    return first
+
+
+def _local_upper_bound(edges: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """PyTorch's linear-bins placement: the position ``(v - lo) * bins / (hi - lo)`` in the input's dtype, then the
+    upper bound among the edges at that position and its neighbours (``pos - 1 .. pos + 1``)."""
+    nb = edges.shape[0] - 1
+    with np.errstate(all="ignore"):
+        pos = ((v - edges[0]) * v.dtype.type(nb) / (edges[-1] - edges[0])).astype(np.int64)
+    low = np.maximum(pos - 1, 0)
+    high = np.minimum(pos + 2, nb + 1)
+    out, going = low.copy(), np.ones(v.shape, bool)
+    for k in range(3):
+        i = low + k
+        going &= (i < high) & (edges[np.minimum(i, nb)] <= v)
+        out += going
+    return out
+
+
+def _histogram_into(x: TensorImpl, edges, weight, density, hist: TensorImpl, linear: bool) -> None:
+    """Counts (or summed weights) of the rows of ``x`` (M, N) in the grid of ``edges``, into ``hist``."""
+    x2d = x.as_numpy().reshape(-1, x.sizes[-1])
+    e = [t.as_numpy() for t in edges]
+    counts = [t.shape[0] - 1 for t in e]
+    keep = np.ones(x2d.shape[0], bool)
+    flat = np.zeros(x2d.shape[0], np.int64)
+    for d, ed in enumerate(e):
+        v = x2d[:, d]
+        keep &= (v >= ed[0]) & (v <= ed[-1])
+        pos = (_local_upper_bound(ed, v) if linear else _upper_bound(ed, v)) - 1
+        pos = np.clip(np.where(pos == counts[d], counts[d] - 1, pos), 0, counts[d] - 1)
+        flat = flat * counts[d] + pos
+    w = None if weight is None else weight.as_numpy().reshape(-1)[keep].astype(np.float64)
+    total = int(np.prod(counts))
+    out = np.bincount(flat[keep], weights=w, minlength=total)[:total].reshape(counts).astype(x2d.dtype)
+    if density:
+        with np.errstate(all="ignore"):
+            out = out / out.sum(dtype=x2d.dtype)
+            for d, ed in enumerate(e):
+                out = out / np.diff(ed).reshape([-1 if i == d else 1 for i in range(len(e))])
+    np.copyto(hist.as_numpy(), out, casting="unsafe")
+
+
+def _require_float(x: TensorImpl) -> None:
+    if not x.dtype.is_floating_point or x.dtype in (_dt.float16, _dt.bfloat16):
+        raise not_implemented("histogramdd", x.dtype)
+
+
+def _reshape(t: TensorImpl, shape) -> TensorImpl:
+    """A contiguous copy of ``t`` with the same elements in ``shape`` (PyTorch's ``reshape`` of the operands)."""
+    out = empty_contiguous(shape, t.dtype, t.device)
+    np.copyto(out.as_numpy(), t.as_numpy().reshape(shape))
+    return out
+
+
+def histogram_bins_tensor_out(self, bins, weight=None, density=False, hist=None, bin_edges=None):
+    """Histogram of every element of ``self`` over the edges ``bins``."""
+    x = _reshape(self, (self.numel(), 1))
+    w = None if weight is None else _reshape(weight, (weight.numel(),))
+    _check_inputs(x, [bins], w)
+    _check_hist_out(x, [bins.numel() - 1], hist, [bin_edges])
+    np.copyto(bin_edges.as_numpy(), bins.as_numpy())
+    _require_float(x)
+    _histogram_into(x, [bin_edges], w, density, hist, False)
+    return hist, bin_edges
+
+
+def histogram_bins_tensor(self, bins, weight=None, density=False):
+    return histogram_bins_tensor_out(self, bins, weight, density, empty_contiguous((0,), self.dtype, self.device),
+                                     empty_contiguous((0,), bins.dtype, bins.device))
+
+
+def histogram_bin_ct_out(self, bins=100, range=None, weight=None, density=False, hist=None,  # noqa: A002
+                         bin_edges=None):
+    """Histogram of every element of ``self`` in ``bins`` equal bins over ``range`` (the data's by default)."""
+    x = _reshape(self, (self.numel(), 1))
+    w = None if weight is None else _reshape(weight, (weight.numel(),))
+    _check_hist_out(x, [bins], hist, [bin_edges])
+    _require_float(x)
+    lo, hi = _outer_edges(x.as_numpy(), range)
+    np.copyto(bin_edges.as_numpy(), _linspace_edges(lo[0], hi[0], bins + 1, x.dtype))
+    _check_inputs(x, [bin_edges], w)
+    _histogram_into(x, [bin_edges], w, density, hist, True)
+    return hist, bin_edges
+
+
+def histogram_bin_ct(self, bins=100, range=None, weight=None, density=False):  # noqa: A002
+    return histogram_bin_ct_out(self, bins, range, weight, density, empty_contiguous((0,), self.dtype, self.device),
+                                empty_contiguous((0,), self.dtype, self.device))
+
+
+def _bin_edges(self, bins, rng):
+    if self.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    _require_float(self)
+    x2d = self.as_numpy().reshape(-1, self.sizes[-1])
+    lo, hi = _outer_edges(x2d, rng)
+    if len(bins) != self.sizes[-1]:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    edges = []
+    for d, c in enumerate(bins):
+        if c <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {c} for dimension {d}")
+        e = empty_contiguous((c + 1,), self.dtype, self.device)
+        np.copyto(e.as_numpy(), _linspace_edges(lo[d], hi[d], c + 1, self.dtype))
+        edges.append(e)
+    return edges
+
+
+def histogramdd_bin_edges_cpu(self, bins, range=None, weight=None, density=False):  # noqa: A002
+    """The equal-width bin edges of each dim (``torch.histogramdd``'s ``bin_edges`` for integer bins)."""
+    return _bin_edges(self, bins, range)
+
+
+def histogramdd_from_bin_cts_cpu(self, bins, range=None, weight=None, density=False):  # noqa: A002
+    edges = _bin_edges(self, bins, range)
+    return _histogramdd_into(self, edges, weight, density, True)
+
+
+def histogramdd_from_bin_tensors_cpu(self, bins, weight=None, density=False):
+    if self.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    return _histogramdd_into(self, list(bins), weight, density, False)
+
+
+def _histogramdd_into(self, edges, weight, density, linear):
+    _check_inputs(self, edges, weight)
+    hist = empty_contiguous((0,), self.dtype, self.device)
+    _check_hist_out(self, [e.numel() - 1 for e in edges], hist, [empty_contiguous((0,), e.dtype, e.device)
+                                                                  for e in edges])
+    _require_float(self)
+    _histogram_into(self, edges, weight, density, hist, linear)
+    return hist
