@@ -23,7 +23,7 @@ _HISTOGRAMDD = _return_type("histogramdd", ["hist", "bin_edges"])
 
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
            "stft", "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod", "meshgrid",
-           "histogramdd", "install"]
+           "histogramdd", "cdist", "install"]
 
 
 def _subscript(n) -> str:
@@ -105,6 +105,18 @@ def nonzero(input, *, out=None, as_tuple=False):
         raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
     flat = input if input.dim() else input.unsqueeze(0)  # PyTorch's nonzero_numpy treats 0-d as 1-d
     return _ops.nonzero(flat).unbind(1)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` (..., R1, M) and each row of ``x2`` (..., R2, M).
+    ``compute_mode`` picks the matmul identity for ``p = 2`` always, never, or beyond 25 rows (the default)."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _ops.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
 
 
 def histogramdd(input, bins, range=None, weight=None, density=False):  # noqa: A002 - PyTorch's names
@@ -339,7 +351,7 @@ def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
                  "atleast_2d", "atleast_3d", "lu", "tensordot", "block_diag",
-                 "cartesian_prod", "meshgrid", "stft", "histogramdd"):
+                 "cartesian_prod", "meshgrid", "stft", "histogramdd", "cdist"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu"),

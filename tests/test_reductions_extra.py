@@ -270,3 +270,26 @@ def test_histogram_edges_and_histogramdd():
     assert_same_error(lambda: gt.histogramdd(from_torch(x), [1, 1, 1]), lambda: torch.histogramdd(x, [1, 1, 1]))
     assert_same_error(lambda: gt.histogram(from_torch(x), 2, range=(1.0, 0.0)),
                       lambda: torch.histogram(x, 2, range=(1.0, 0.0)))
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
+@pytest.mark.parametrize("mode", ["use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist",
+                                  "use_mm_for_euclid_dist_if_necessary"])
+def test_cdist_values_and_grad(p, mode):
+    a = torch.randn(2, 4, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(11))
+    b = torch.randn(5, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(12))
+    assert_same(*_both(lambda m, x, y: m.cdist(x, y, p, compute_mode=mode), a, b), rtol=1e-10, atol=1e-10)
+    if p == 0.0:
+        return
+    g_gt, g_th = _grads(lambda m, x, y: m.cdist(x, y, p, compute_mode=mode), a, b)
+    for u, v in zip(g_gt, g_th, strict=True):
+        assert_same(u, v, rtol=1e-8, atol=1e-10)
+
+
+def test_cdist_errors():
+    a, b = torch.randn(2, 3), torch.randn(2, 4)
+    assert_same_error(lambda: gt.cdist(from_torch(a), from_torch(b)), lambda: torch.cdist(a, b))
+    assert_same_error(lambda: gt.cdist(from_torch(a), from_torch(a), -1.0), lambda: torch.cdist(a, a, -1.0))
+    assert_same_error(lambda: gt.cdist(from_torch(a[0]), from_torch(a)), lambda: torch.cdist(a[0], a))
+    assert_same_error(lambda: gt.cdist(from_torch(a), from_torch(a), compute_mode="x"),
+                      lambda: torch.cdist(a, a, compute_mode="x"))

@@ -11,12 +11,14 @@ from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _cdist_forward as _op__cdist_forward,
     _coalesce as _op__coalesce,
     _coalesced_ as _op__coalesced_,
     _conj as _op__conj,
     _conj_physical as _op__conj_physical,
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
+    _euclidean_dist as _op__euclidean_dist,
     _fft_c2c as _op__fft_c2c,
     _fft_c2c_out as _op__fft_c2c_out,
     _fft_c2r as _op__fft_c2r,
@@ -363,6 +365,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cat as _op_cat,
     cat_out as _op_cat_out,
     ccol_indices as _op_ccol_indices,
+    cdist as _op_cdist,
     ceil as _op_ceil,
     ceil_ as _op_ceil_,
     ceil_out as _op_ceil_out,

@@ -48,7 +48,7 @@ _CUDA_POLICIES = {
              "layer_norm", "log", "log10", "log1p", "log2", "logsumexp", "mse_loss", "native_layer_norm", "nll_loss",
              "nll_loss2d", "pow.Scalar", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "reciprocal", "rms_norm", "rsqrt",
              "sinh", "smooth_l1_loss", "softplus", "tan", "binary_cross_entropy_with_logits", "norm.Scalar",
-             "norm.ScalarOpt_dim", "cosine_similarity", "dist", "renorm"),
+             "norm.ScalarOpt_dim", "cosine_similarity", "dist", "renorm", "cdist"),
     "fp32_set_opt_dtype": ("cumprod", "cumsum", "linalg_vector_norm", "log_softmax.int", "prod", "prod.dim_int",
                            "softmax.int", "sum", "sum.dim_IntList"),
     "promote": ("addcdiv", "addcmul", "atan2", "cross", "dot", "index_put", "scatter_add", "tensordot", "vdot"),
@@ -79,7 +79,7 @@ POLICIES = {
                  "fft_rfft2", "fft_irfft2", "fft_rfftn", "fft_irfftn", "fft_hfft", "fft_ihfft", "stft",
                  "stft.center",
                  # the quantiles, as in torch's CPU fp32 list
-                 "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar"),
+                 "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar", "cdist"),
         "promote": ("cat", "stack", "index_copy"),
     },
     "cuda": _CUDA_POLICIES,

@@ -1,15 +1,17 @@
-"""Backward formulas of the statistics reductions — PyTorch's ``aminmax``, ``logcumsumexp_backward`` and
-``renorm_backward`` (``FunctionsManual.cpp``), over public Tensors; the generated nodes import these next to
-``formulas.py``.
+"""Backward formulas of the statistics operators — PyTorch's ``aminmax``, ``logcumsumexp_backward`` and
+``logcumsumexp_jvp``, ``index_reduce_backward``, ``_cdist_backward`` and ``_euclidean_dist_backward``
+(``FunctionsManual.cpp``), over public Tensors; the generated nodes import these next to ``formulas.py``.
 
-Invariant: only differentiable operators, so double backward works.
+Invariant: only differentiable operators, so double backward works (``cdist_backward`` has no second derivative
+in PyTorch either).
 """
 
 from __future__ import annotations
 
 from . import formulas as _formulas
 
-__all__ = ["aminmax_backward", "index_reduce_backward", "logcumsumexp_backward", "logcumsumexp_jvp"]
+__all__ = ["aminmax_backward", "cdist_backward", "euclidean_dist_backward", "index_reduce_backward",
+           "logcumsumexp_backward", "logcumsumexp_jvp"]
 
 
 def aminmax_backward(grad_min, grad_max, x, dim, keepdim, min_, max_):
@@ -81,3 +83,32 @@ def index_reduce_backward(grad, x, dim, index, source, reduce, include_self, res
     if not include_self:
         gself = gself.index_fill(dim, index, 0)
     return gself, gsrc
+
+
+def cdist_backward(grad, x1, x2, p, dist):
+    """d/dx1 of cdist: each pair's gradient is ``grad * dD/dx1`` summed over the rows of ``x2``, with PyTorch's
+    subgradients (0 where the distance is 0, and for ``p < 1`` where a coordinate difference is 0)."""
+    torch = _formulas._T
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., R1, R2, M)
+    d = dist.unsqueeze(-1)
+    if p == 0:
+        return torch.zeros_like(x1)
+    if p == 1:
+        term = diff.sign()
+    elif p == 2:
+        term = torch.where(d == 0, 0.0, diff / d)
+    elif p == float("inf"):
+        term = diff.sign() * (diff.abs() == d)
+    elif p < 2:
+        zero = (d == 0).logical_or(diff == 0) if p < 1 else (d == 0).expand_as(diff)
+        term = torch.where(zero, 0.0, diff.sign() * diff.abs().pow(p - 1) / d.pow(p - 1))
+    else:
+        term = torch.where(d == 0, 0.0, diff * diff.abs().pow(p - 2) / d.pow(p - 1))
+    return (grad.unsqueeze(-1) * term).sum(-2)
+
+
+def euclidean_dist_backward(grad, x1, x2, dist):
+    """(d x1, d x2) of ``_euclidean_dist``: ``grad / dist`` (0 where the distance is 0) against each operand."""
+    ratio = (grad / dist).masked_fill(dist == 0, 0)
+    return (x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2),
+            x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1))

@@ -103,6 +103,13 @@ def histogram_samples(dtype):
     yield Sample((T((10,)), T((4,), values=(-3.0, -1.0, 0.5, 4.0))), {"weight": T((10,))}, name="edges weight")
 
 
+def cdist_samples(dtype):
+    for p in (0.0, 1.0, 2.0, 1.5, float("inf")):
+        for mode in ("use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+            yield Sample((T((2, 4, 3)), T((5, 3))), {"p": p, "compute_mode": mode}, name=f"p={p} {mode}")
+    yield Sample((T((0, 3)), T((4, 3))), name="empty")
+
+
 OPS = [
     OpInfo("aminmax", aten=("aminmax", "aminmax.out"), samples=aminmax_samples, dtypes=ALL, method=True,
            errors=aminmax_errors),
@@ -136,4 +143,6 @@ OPS = [
                               "histogram.bin_ct_out", "_histogramdd_bin_edges", "_histogramdd_from_bin_cts",
                               "_histogramdd_from_bin_tensors"),
            samples=histogram_samples, dtypes=FLOATS, method=True, grad=False),
+    OpInfo("cdist", aten=("cdist", "_cdist_forward", "_euclidean_dist"), samples=cdist_samples, dtypes=FLOATS,
+           gradcheck=False),
 ]

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from ..._core import dtype as _dt
 from ..._core import shape as _shape
+from ..._core.layout import contiguous_format
 from ..._core.shape import wrap_dim
 from ..._core.user_warning import warn as _user_warn
 from ..aten import aten
+from ..kernels.cpu.distance import cdist_checks, uses_mm
 from ..tensor_iterator import resize_out
 
 __all__ = ["cov", "corrcoef", "dist", "renorm", "renorm_", "renorm_out", "quantile", "quantile_out", "quantile_scalar",
-           "quantile_scalar_out", "nanquantile", "nanquantile_out", "nanquantile_scalar", "nanquantile_scalar_out"]
+           "quantile_scalar_out", "nanquantile", "nanquantile_out", "nanquantile_scalar", "nanquantile_scalar_out",
+           "cdist", "euclidean_dist"]
 
 
 def _item(t):
@@ -253,3 +256,36 @@ def nanquantile_scalar(self, q, dim=None, keepdim=False, interpolation="linear")
 
 def nanquantile_scalar_out(self, q, dim=None, keepdim=False, interpolation="linear", out=None):
     return nanquantile_out(self, _scalar_q(self, q), dim, keepdim, interpolation, out)
+
+
+# -- cdist -----------------------------------------------------------------------------------------------------
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """Pairwise ``p``-norm distances; ``p = 2`` in the matmul mode goes through ``_euclidean_dist`` (whose backward
+    handles zero distances), everything else through ``_cdist_forward``."""
+    cdist_checks(x1, x2, p, compute_mode)
+    r1, r2 = x1.sizes[-2], x2.sizes[-2]
+    if x1.numel() == 0 or x2.numel() == 0 or not uses_mm(p, compute_mode, r1, r2):
+        return aten._cdist_forward(x1, x2, p, compute_mode)
+    batch = list(_shape.broadcast_shapes(x1.sizes[:-2], x2.sizes[:-2]))
+    n = 1
+    for s in batch:
+        n *= s
+    c = x1.sizes[-1]
+    if n == 1:
+        return aten.view(aten._euclidean_dist(x1, x2), batch + [r1, r2])
+    a = aten.view(aten.clone(aten.expand(x1, batch + [r1, c], False), contiguous_format), [n, r1, c])
+    b = aten.view(aten.clone(aten.expand(x2, batch + [r2, c], False), contiguous_format), [n, r2, c])
+    return aten.view(aten._euclidean_dist(a, b), batch + [r1, r2])
+
+
+def _ones_as(t):
+    return aten.expand(aten.scalar_tensor(1, t.dtype, None, t.device, None), list(t.sizes), False)
+
+
+def euclidean_dist(x1, x2):
+    """``sqrt(clamp(|x1|^2 - 2 x1.x2 + |x2|^2, 0))`` from one matmul of padded operands (PyTorch's layout)."""
+    n1 = aten.sum_dim_IntList(aten.pow_Tensor_Scalar(x1, 2), [-1], True, None)
+    n2 = aten.sum_dim_IntList(aten.pow_Tensor_Scalar(x2, 2), [-1], True, None)
+    left = aten.cat([aten.mul_Tensor(x1, -2), n1, _ones_as(n1)], -1)
+    right = aten.cat([x2, _ones_as(n2), n2], -1)
+    return aten.sqrt(aten.clamp_min(aten.matmul(left, aten.transpose_int(right, -2, -1)), 0))

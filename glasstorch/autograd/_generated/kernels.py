@@ -16264,6 +16264,51 @@ def _autograd__fft_c2c_out(ks, self, dim, normalization, forward, out):
 register_autograd('aten::_fft_c2c.out', _autograd__fft_c2c_out)
 
 
+_op__cdist_forward = _get_op('aten::_cdist_forward')
+_fw__cdist_forward = FwSpec(_op__cdist_forward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__cdist_forward(ks, x1, x2, p, compute_mode):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__cdist_forward, _autograd__cdist_forward, ks, x1, x2, p, compute_mode)
+    if ((type(x1) is _TI and x1.autograd is not None) or (type(x2) is _TI and x2.autograd is not None)) and _gs.enabled and requires_grad_any(x1, x2):
+        node = _n.CdistBackward0()
+        node.next_edges = record.edges(x1, x2)
+        node.x1_ = record.save(x1)
+        node.x2_ = record.save(x2)
+        node.p_ = p
+        result = _op__cdist_forward.redispatch(ks, x1, x2, p, compute_mode)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__cdist_forward.redispatch(ks, x1, x2, p, compute_mode)
+
+
+register_autograd('aten::_cdist_forward', _autograd__cdist_forward)
+
+
+_op__euclidean_dist = _get_op('aten::_euclidean_dist')
+_fw__euclidean_dist = FwSpec(_op__euclidean_dist, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__euclidean_dist(ks, x1, x2):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__euclidean_dist, _autograd__euclidean_dist, ks, x1, x2)
+    if ((type(x1) is _TI and x1.autograd is not None) or (type(x2) is _TI and x2.autograd is not None)) and _gs.enabled and requires_grad_any(x1, x2):
+        node = _n.EuclideanDistBackward0()
+        node.next_edges = record.edges(x1, x2)
+        node.x1_ = record.save(x1)
+        node.x2_ = record.save(x2)
+        result = _op__euclidean_dist.redispatch(ks, x1, x2)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__euclidean_dist.redispatch(ks, x1, x2)
+
+
+register_autograd('aten::_euclidean_dist', _autograd__euclidean_dist)
+
+
 _op__test_warn_in_autograd = _get_op('aten::_test_warn_in_autograd')
 _fw__test_warn_in_autograd = FwSpec(_op__test_warn_in_autograd, (0,), (False,), 'functional', None)
 

@@ -14859,6 +14859,113 @@ class FftC2CBackward0(NodeBase):
         return self.forward_
 
 
+def _CdistBackward0_0(grad, grads, x1, x2, p, result):
+    return cdist_backward(grad, x1, x2, p, result)
+
+
+def _CdistBackward0_1(grad, grads, x1, x2, p, result):
+    return cdist_backward(grad.mT, x2, x1, p, result.mT)
+
+
+class CdistBackward0(NodeBase):
+    """Backward of ``_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor`` (glasstorch/_ops/derivatives/stats.yaml:3)."""
+
+    __slots__ = ('x1_', 'x2_', 'p_', 'result_')
+    _tensor_slots = ('x1_', 'x2_', 'result_')
+    _inputs = ('x1', 'x2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'CdistBackward0', node)
+        x1 = _unpack(node, node.x1_, 'CdistBackward0')
+        x2 = _unpack(node, node.x2_, 'CdistBackward0')
+        p = node.p_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CdistBackward0_0(grad, grads, x1, x2, p, result))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_CdistBackward0_1(grad, grads, x1, x2, p, result))
+        return out
+
+    @property
+    def _saved_x1(self):
+        return _unpack(self, self.x1_, 'CdistBackward0')
+
+    @property
+    def _raw_saved_x1(self):
+        return self.x1_
+
+    @property
+    def _saved_x2(self):
+        return _unpack(self, self.x2_, 'CdistBackward0')
+
+    @property
+    def _raw_saved_x2(self):
+        return self.x2_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'CdistBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+
+def _EuclideanDistBackward0_0(grad, grads, x1, x2, result):
+    return euclidean_dist_backward(grad, x1, x2, result)
+
+
+class EuclideanDistBackward0(NodeBase):
+    """Backward of ``_euclidean_dist(Tensor x1, Tensor x2) -> Tensor`` (glasstorch/_ops/derivatives/stats.yaml:7)."""
+
+    __slots__ = ('x1_', 'x2_', 'result_')
+    _tensor_slots = ('x1_', 'x2_', 'result_')
+    _inputs = ('x1', 'x2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'EuclideanDistBackward0', node)
+        x1 = _unpack(node, node.x1_, 'EuclideanDistBackward0')
+        x2 = _unpack(node, node.x2_, 'EuclideanDistBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _EuclideanDistBackward0_0(grad, grads, x1, x2, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_x1(self):
+        return _unpack(self, self.x1_, 'EuclideanDistBackward0')
+
+    @property
+    def _raw_saved_x1(self):
+        return self.x1_
+
+    @property
+    def _saved_x2(self):
+        return _unpack(self, self.x2_, 'EuclideanDistBackward0')
+
+    @property
+    def _raw_saved_x2(self):
+        return self.x2_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'EuclideanDistBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
 def _TestWarnInAutogradBackward0_0(grad, grads):
     return warn_backwards(grad)
 
