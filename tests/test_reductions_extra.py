@@ -293,3 +293,30 @@ def test_cdist_errors():
     assert_same_error(lambda: gt.cdist(from_torch(a[0]), from_torch(a)), lambda: torch.cdist(a[0], a))
     assert_same_error(lambda: gt.cdist(from_torch(a), from_torch(a), compute_mode="x"),
                       lambda: torch.cdist(a, a, compute_mode="x"))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "max", "min"])
+@pytest.mark.parametrize("initial", [None, 2.0])
+@pytest.mark.parametrize("by", ["lengths", "offsets"])
+def test_segment_reduce_values_and_grad(reduce, initial, by):
+    x = torch.tensor([[1.0, 3.0, 3.0, 0.0, 2.0, 5.0], [0.0, 0.0, -1.0, 4.0, 4.0, 1.5]], dtype=torch.float64)
+    lengths = torch.tensor([[0, 1, 3, 2], [2, 0, 1, 3]])
+    seg = {"lengths": lengths} if by == "lengths" else {
+        "offsets": torch.cat([torch.zeros(2, 1, dtype=torch.long), lengths.cumsum(-1)], -1)}
+    gseg = {k: from_torch(v) for k, v in seg.items()}
+    g_out = gt.segment_reduce(from_torch(x), reduce, axis=1, initial=initial, **gseg)
+    t_out = torch.segment_reduce(x, reduce, axis=1, initial=initial, **seg)
+    assert_same(g_out, t_out)
+    w = torch.tensor([[1.0, -2.0, 3.0, 0.5], [-1.0, 2.0, 1.0, -3.0]], dtype=torch.float64)
+    g_gt, g_th = _grads(lambda m, a: (m.segment_reduce(a, reduce, axis=1, initial=initial,
+                                                      **(gseg if m is gt else seg)).nan_to_num(0.0)
+                                      * (from_torch(w) if m is gt else w)), x)
+    assert_same(g_gt[0], g_th[0])
+
+
+def test_segment_reduce_errors():
+    x = torch.ones(5)
+    for kw in ({"lengths": torch.tensor([1, 1])}, {"lengths": torch.tensor([1, -1, 5])}, {}):
+        gkw = {k: from_torch(v) for k, v in kw.items()}
+        assert_same_error(lambda gkw=gkw: gt.segment_reduce(from_torch(x), "sum", **gkw),
+                          lambda kw=kw: torch.segment_reduce(x, "sum", **kw))

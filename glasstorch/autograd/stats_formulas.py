@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import formulas as _formulas
 
-__all__ = ["aminmax_backward", "cdist_backward", "euclidean_dist_backward", "index_reduce_backward",
+__all__ = ["aminmax_backward", "cdist_backward", "euclidean_dist_backward", "index_reduce_backward", "segment_reduce_backward",
            "logcumsumexp_backward", "logcumsumexp_jvp"]
 
 
@@ -112,3 +112,9 @@ def euclidean_dist_backward(grad, x1, x2, dist):
     ratio = (grad / dist).masked_fill(dist == 0, 0)
     return (x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2),
             x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1))
+
+
+def segment_reduce_backward(grad, result, data, reduce, lengths, offsets, axis, initial):
+    """segment_reduce: the ``_segment_reduce_backward`` operator (PyTorch's kernel; no second derivative)."""
+    return _formulas._T._segment_reduce_backward(grad.contiguous(), result, data, reduce, lengths=lengths,
+                                                 offsets=offsets, axis=axis, initial=initial)

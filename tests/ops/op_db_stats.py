@@ -110,6 +110,13 @@ def cdist_samples(dtype):
     yield Sample((T((0, 3)), T((4, 3))), name="empty")
 
 
+def segment_reduce_samples(dtype):
+    for reduce in ("sum", "prod", "mean", "max", "min"):
+        yield Sample((T((6, 2)), reduce), {"lengths": T((3,), dtype="int64", values=(2, 0, 4))}, name=f"{reduce}")
+        yield Sample((T((2, 5)), reduce), {"offsets": T((2, 3), dtype="int64", values=((0, 2, 5), (0, 0, 5))),
+                                           "axis": 1, "initial": 1.5}, name=f"{reduce} offsets initial")
+
+
 OPS = [
     OpInfo("aminmax", aten=("aminmax", "aminmax.out"), samples=aminmax_samples, dtypes=ALL, method=True,
            errors=aminmax_errors),
@@ -145,4 +152,6 @@ OPS = [
            samples=histogram_samples, dtypes=FLOATS, method=True, grad=False),
     OpInfo("cdist", aten=("cdist", "_cdist_forward", "_euclidean_dist"), samples=cdist_samples, dtypes=FLOATS,
            gradcheck=False),
+    OpInfo("segment_reduce", aten=("segment_reduce", "_segment_reduce_backward"), samples=segment_reduce_samples,
+           dtypes=ALL_FLOAT, gradcheck=False),
 ]

@@ -65,6 +65,7 @@ from glasstorch._ops.kernels.cpu import histogram as _k_kernels_cpu_histogram
 from glasstorch._ops.decompositions import stats as _k_decompositions_stats
 from glasstorch._ops.kernels.cpu import index_reduce as _k_kernels_cpu_index_reduce
 from glasstorch._ops.kernels.cpu import distance as _k_kernels_cpu_distance
+from glasstorch._ops.kernels.cpu import segment_reduce as _k_kernels_cpu_segment_reduce
 from glasstorch._ops.kernels.composite import test_ops as _k_kernels_composite_test_ops
 from glasstorch._ops.kernels.composite import view_copies as _k_kernels_composite_view_copies
 from glasstorch._ops.kernels.composite import views as _k_kernels_composite_views
@@ -1585,6 +1586,8 @@ _histogramdd_from_bin_tensors = _def('_histogramdd_from_bin_tensors(Tensor self,
 cdist = _def('cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor')
 _cdist_forward = _def('_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor')
 _euclidean_dist = _def('_euclidean_dist(Tensor x1, Tensor x2) -> Tensor')
+segment_reduce = _def('segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor')
+_segment_reduce_backward = _def('_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor')
 _test_warn_in_autograd = _def('_test_warn_in_autograd(Tensor self) -> Tensor')
 view_copy = _def('view_copy(Tensor self, SymInt[] size) -> Tensor')
 view_copy_out = _def('view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)')
@@ -6598,6 +6601,8 @@ _reg(_histogramdd_from_bin_tensors, "CPU", _k_kernels_cpu_histogram.histogramdd_
 _reg(cdist, "CompositeImplicitAutograd", _k_decompositions_stats.cdist)
 _reg(_cdist_forward, "CPU", _k_kernels_cpu_distance.cdist_forward_cpu)
 _reg(_euclidean_dist, "CompositeExplicitAutograd", _k_decompositions_stats.euclidean_dist)
+_reg(segment_reduce, "CPU", _k_kernels_cpu_segment_reduce.segment_reduce_cpu)
+_reg(_segment_reduce_backward, "CPU", _k_kernels_cpu_segment_reduce.segment_reduce_backward_cpu)
 _reg(_test_warn_in_autograd, "CompositeExplicitAutograd", _k_kernels_composite_test_ops.test_warn_in_autograd)
 _reg(view_copy, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy)
 _reg(view_copy_out, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy_out)

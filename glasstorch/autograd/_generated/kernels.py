@@ -16309,6 +16309,40 @@ def _autograd__euclidean_dist(ks, x1, x2):
 register_autograd('aten::_euclidean_dist', _autograd__euclidean_dist)
 
 
+_op_segment_reduce = _get_op('aten::segment_reduce')
+_fw_segment_reduce = FwSpec(_op_segment_reduce, (0,), (False,), 'functional', None)
+
+
+def _autograd_segment_reduce(ks, data, reduce, lengths, indices, offsets, axis, unsafe, initial):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_segment_reduce, _autograd_segment_reduce, ks, data, reduce, lengths, indices, offsets, axis, unsafe, initial)
+    if _gs.enabled:
+        _rg = (type(data) is _TI and data.autograd is not None) and requires_grad_any(data)
+        if (type(lengths) is _TI and lengths.autograd is not None) and requires_grad_any(lengths):
+            _not_differentiable('segment_reduce', 'lengths')
+        if (type(indices) is _TI and indices.autograd is not None) and requires_grad_any(indices):
+            _not_differentiable('segment_reduce', 'indices')
+        if (type(offsets) is _TI and offsets.autograd is not None) and requires_grad_any(offsets):
+            _not_differentiable('segment_reduce', 'offsets')
+        if _rg:
+            node = _n.SegmentReduceBackward0()
+            node.next_edges = record.edges(data)
+            node.data_ = record.save(data)
+            node.lengths_ = record.save(lengths)
+            node.offsets_ = record.save(offsets)
+            node.reduce_ = reduce
+            node.axis_ = axis
+            node.initial_ = initial
+            result = _op_segment_reduce.redispatch(ks, data, reduce, lengths, indices, offsets, axis, unsafe, initial)
+            record.output(result, node)
+            node.result_ = record.save_output(result)
+            return result
+    return _op_segment_reduce.redispatch(ks, data, reduce, lengths, indices, offsets, axis, unsafe, initial)
+
+
+register_autograd('aten::segment_reduce', _autograd_segment_reduce)
+
+
 _op__test_warn_in_autograd = _get_op('aten::_test_warn_in_autograd')
 _fw__test_warn_in_autograd = FwSpec(_op__test_warn_in_autograd, (0,), (False,), 'functional', None)
 

@@ -14966,6 +14966,77 @@ class EuclideanDistBackward0(NodeBase):
         return self.result_
 
 
+def _SegmentReduceBackward0_0(grad, grads, data, lengths, offsets, reduce, axis, initial, result):
+    return segment_reduce_backward(grad, result, data, reduce, lengths, offsets, axis, initial)
+
+
+class SegmentReduceBackward0(NodeBase):
+    """Backward of ``segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor`` (glasstorch/_ops/derivatives/stats.yaml:10)."""
+
+    __slots__ = ('data_', 'lengths_', 'offsets_', 'reduce_', 'axis_', 'initial_', 'result_')
+    _tensor_slots = ('data_', 'lengths_', 'offsets_', 'result_')
+    _inputs = ('data',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        data = _unpack(node, node.data_, 'SegmentReduceBackward0')
+        lengths = _unpack(node, node.lengths_, 'SegmentReduceBackward0')
+        offsets = _unpack(node, node.offsets_, 'SegmentReduceBackward0')
+        result = wrap_saved(node.result_, 'SegmentReduceBackward0', node)
+        reduce = node.reduce_
+        axis = node.axis_
+        initial = node.initial_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SegmentReduceBackward0_0(grad, grads, data, lengths, offsets, reduce, axis, initial, result))
+        return out
+
+    @property
+    def _saved_data(self):
+        return _unpack(self, self.data_, 'SegmentReduceBackward0')
+
+    @property
+    def _raw_saved_data(self):
+        return self.data_
+
+    @property
+    def _saved_lengths(self):
+        return _unpack(self, self.lengths_, 'SegmentReduceBackward0')
+
+    @property
+    def _raw_saved_lengths(self):
+        return self.lengths_
+
+    @property
+    def _saved_offsets(self):
+        return _unpack(self, self.offsets_, 'SegmentReduceBackward0')
+
+    @property
+    def _raw_saved_offsets(self):
+        return self.offsets_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SegmentReduceBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_reduce(self):
+        return self.reduce_
+
+    @property
+    def _saved_axis(self):
+        return self.axis_
+
+    @property
+    def _saved_initial(self):
+        return self.initial_
+
+
 def _TestWarnInAutogradBackward0_0(grad, grads):
     return warn_backwards(grad)
 
