@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from . import formulas as _formulas
 
-__all__ = ["aminmax_backward", "cdist_backward", "euclidean_dist_backward", "index_reduce_backward", "segment_reduce_backward",
-           "logcumsumexp_backward", "logcumsumexp_jvp"]
+__all__ = ["aminmax_backward", "cdist_backward", "euclidean_dist_backward", "index_reduce_backward",
+           "segment_reduce_backward", "logcumsumexp_backward", "logcumsumexp_jvp"]
 
 
 def aminmax_backward(grad_min, grad_max, x, dim, keepdim, min_, max_):
