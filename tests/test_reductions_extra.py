@@ -320,3 +320,15 @@ def test_segment_reduce_errors():
         gkw = {k: from_torch(v) for k, v in kw.items()}
         assert_same_error(lambda gkw=gkw: gt.segment_reduce(from_torch(x), "sum", **gkw),
                           lambda kw=kw: torch.segment_reduce(x, "sum", **kw))
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.uint8, torch.float32, torch.float16])
+@pytest.mark.parametrize("shape,dim", [((5, 5, 5), 1), ((3, 100), -1), ((7,), 0)])
+def test_kthvalue_ties_pick_torchs_index(dtype, shape, dim):
+    x = torch.randint(0, 4, shape, generator=torch.Generator().manual_seed(13)).to(dtype)
+    if dtype.is_floating_point:
+        x.view(-1)[::7] = float("nan")
+    for k in (1, 2, shape[dim]):
+        g, t = gt.kthvalue(from_torch(x), k, dim), torch.kthvalue(x, k, dim)
+        assert_same(g.values, t.values)
+        assert_same(g.indices, t.indices)

@@ -29,6 +29,7 @@ from ...._tensor.impl import TensorImpl, empty_strided_impl
 from ...aten import aten
 from ...overlap import check_no_partial_overlap, check_outputs_writable
 from ...tensor_iterator import common_dtype, reduced_shape, resize_out
+from . import quickselect as _quickselect
 from .linalg import is_meta, not_implemented, set_output
 
 __all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique_cpu", "unique2_cpu", "unique_dim_cpu",
@@ -172,17 +173,25 @@ def kthvalue_out(self: TensorImpl, k, dim=-1, keepdim=False, values=None, indice
         values.as_numpy()[()] = a[()]
         indices.as_numpy()[()] = 0
         return values, indices
-    keys = _keys(a)
-    if self.sizes[d] > 64:  # selection in O(n); ties are then in no particular order, as with PyTorch's quickselect
-        idx = np.take(np.argpartition(keys, k - 1, axis=d), [k - 1], axis=d)
-    else:
-        idx = np.take(stable_argsort(keys, d, False), [k - 1], axis=d)
+    idx = _kth_indices(_keys(a), k, d)
     v = np.take_along_axis(a, idx, axis=d)
     if not keepdim:
         idx, v = np.squeeze(idx, axis=d), np.squeeze(v, axis=d)
     np.copyto(values.as_numpy(), v)
     np.copyto(indices.as_numpy(), idx)
     return values, indices
+
+
+def _kth_indices(keys: np.ndarray, k: int, d: int) -> np.ndarray:
+    """Positions of the ``k``-th smallest keys along ``d`` (kept as a size-1 dim), ties resolved by PyTorch's
+    quickselect when the C library is there, else by a stable order (an O(n) partition for long rows)."""
+    rows = np.moveaxis(keys, d, -1)
+    picked = _quickselect.select_indices(rows.reshape(-1, rows.shape[-1]), k - 1)
+    if picked is not None:
+        return np.moveaxis(picked.reshape(rows.shape[:-1] + (1,)), -1, d)
+    if keys.shape[d] > 64:
+        return np.take(np.argpartition(keys, k - 1, axis=d), [k - 1], axis=d)
+    return np.take(stable_argsort(keys, d, False), [k - 1], axis=d)
 
 
 def kthvalue(self: TensorImpl, k, dim=-1, keepdim=False):
