@@ -332,3 +332,12 @@ def test_kthvalue_ties_pick_torchs_index(dtype, shape, dim):
         g, t = gt.kthvalue(from_torch(x), k, dim), torch.kthvalue(x, k, dim)
         assert_same(g.values, t.values)
         assert_same(g.indices, t.indices)
+
+
+def test_renorm_reduced_precision_grad_and_gradgrad():
+    x = torch.randn(3, 4, 2, generator=torch.Generator().manual_seed(14)).to(torch.bfloat16)
+    w = torch.randn(3, 4, 2, generator=torch.Generator().manual_seed(15)).to(torch.bfloat16)
+    (g_gt,), (g_th,) = _grads(lambda m, a: m.renorm(a, 2, 1, 0.5) * (from_torch(w) if m is gt else w), x)
+    assert_same(g_gt, g_th, rtol=1e-2, atol=1e-5)
+    x64 = from_torch(x.double()).requires_grad_()
+    assert gt.autograd.gradgradcheck(lambda a: gt.renorm(a, 2, 1, 0.5), x64)

@@ -1,5 +1,5 @@
 """Backward formulas of the statistics operators — PyTorch's ``aminmax``, ``logcumsumexp_backward`` and
-``logcumsumexp_jvp``, ``index_reduce_backward``, ``_cdist_backward`` and ``_euclidean_dist_backward``
+``logcumsumexp_jvp``, ``renorm_backward``, ``index_reduce_backward``, ``_cdist_backward`` and ``_euclidean_dist_backward``
 (``FunctionsManual.cpp``), over public Tensors; the generated nodes import these next to ``formulas.py``.
 
 Invariant: only differentiable operators, so double backward works (``cdist_backward`` has no second derivative
@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import formulas as _formulas
 
 __all__ = ["aminmax_backward", "cdist_backward", "euclidean_dist_backward", "index_reduce_backward",
-           "segment_reduce_backward", "logcumsumexp_backward", "logcumsumexp_jvp"]
+           "segment_reduce_backward", "renorm_backward", "logcumsumexp_backward", "logcumsumexp_jvp"]
 
 
 def aminmax_backward(grad_min, grad_max, x, dim, keepdim, min_, max_):
@@ -118,3 +118,20 @@ def segment_reduce_backward(grad, result, data, reduce, lengths, offsets, axis, 
     """segment_reduce: the ``_segment_reduce_backward`` operator (PyTorch's kernel; no second derivative)."""
     return _formulas._T._segment_reduce_backward(grad.contiguous(), result, data, reduce, lengths=lengths,
                                                  offsets=offsets, axis=axis, initial=initial)
+
+
+def renorm_backward(grad, x, p, dim, maxnorm):
+    """renorm: where a slice was scaled, ``s * (grad - n'(x) . <x, grad> / (n + 1e-7))`` with
+    ``s = maxnorm / (n + 1e-7)``; the norm and the inner products in float32 for reduced floats, as PyTorch's."""
+    torch = _formulas._T
+    d = dim % x.dim()
+    dims = [i for i in range(x.dim()) if i != d]
+    acc = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else None
+    norm = torch.linalg.vector_norm(x, p, dims, keepdim=True, dtype=acc)
+    inner = x.conj() * grad
+    if inner.is_complex():
+        inner = inner.real
+    inner = inner.sum(dims, keepdim=True, dtype=norm.dtype)
+    nb = _formulas.norm_backward(inner, x, p, norm, dims, True)
+    invnorm = (norm + 1e-7).reciprocal()
+    return torch.where(norm > maxnorm, invnorm * maxnorm * (grad - invnorm * nb), grad)

@@ -16343,6 +16343,69 @@ def _autograd_segment_reduce(ks, data, reduce, lengths, indices, offsets, axis, 
 register_autograd('aten::segment_reduce', _autograd_segment_reduce)
 
 
+_op_renorm = _get_op('aten::renorm')
+_fw_renorm = FwSpec(_op_renorm, (0,), (False,), 'functional', None)
+
+
+def _autograd_renorm(ks, self, p, dim, maxnorm):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_renorm, _autograd_renorm, ks, self, p, dim, maxnorm)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.RenormBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.p_ = p
+        node.dim_ = dim
+        node.maxnorm_ = maxnorm
+        result = _op_renorm.redispatch(ks, self, p, dim, maxnorm)
+        record.output(result, node)
+        return result
+    return _op_renorm.redispatch(ks, self, p, dim, maxnorm)
+
+
+register_autograd('aten::renorm', _autograd_renorm)
+
+
+_op_renorm_out = _get_op('aten::renorm.out')
+
+
+def _autograd_renorm_out(ks, self, p, dim, maxnorm, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('renorm', self, out)
+    result = _op_renorm_out.redispatch(ks, self, p, dim, maxnorm, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('renorm', self, out)
+    return result
+
+
+register_autograd('aten::renorm.out', _autograd_renorm_out)
+
+
+_op_renorm_ = _get_op('aten::renorm_')
+_fw_renorm_ = FwSpec(_op_renorm_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_renorm_(ks, self, p, dim, maxnorm):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_renorm_, _autograd_renorm_, ks, self, p, dim, maxnorm)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.RenormBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.p_ = p
+        node.dim_ = dim
+        node.maxnorm_ = maxnorm
+        result = _op_renorm_.redispatch(ks, self, p, dim, maxnorm)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_renorm_.redispatch(ks, self, p, dim, maxnorm)
+
+
+register_autograd('aten::renorm_', _autograd_renorm_)
+
+
 _op__test_warn_in_autograd = _get_op('aten::_test_warn_in_autograd')
 _fw__test_warn_in_autograd = FwSpec(_op__test_warn_in_autograd, (0,), (False,), 'functional', None)
 

@@ -15037,6 +15037,50 @@ class SegmentReduceBackward0(NodeBase):
         return self.initial_
 
 
+def _RenormBackward0_0(grad, grads, self, p, dim, maxnorm):
+    return renorm_backward(grad, self, p, dim, maxnorm)
+
+
+class RenormBackward0(NodeBase):
+    """Backward of ``renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor`` (glasstorch/_ops/derivatives/stats.yaml:13)."""
+
+    __slots__ = ('self_', 'p_', 'dim_', 'maxnorm_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'RenormBackward0')
+        p = node.p_
+        dim = node.dim_
+        maxnorm = node.maxnorm_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RenormBackward0_0(grad, grads, self, p, dim, maxnorm))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'RenormBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_maxnorm(self):
+        return self.maxnorm_
+
+
 def _TestWarnInAutogradBackward0_0(grad, grads):
     return warn_backwards(grad)
 
