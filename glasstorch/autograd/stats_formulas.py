@@ -1,6 +1,7 @@
 """Backward formulas of the statistics operators — PyTorch's ``aminmax``, ``logcumsumexp_backward`` and
-``logcumsumexp_jvp``, ``renorm_backward``, ``index_reduce_backward``, ``_cdist_backward`` and ``_euclidean_dist_backward``
-(``FunctionsManual.cpp``), over public Tensors; the generated nodes import these next to ``formulas.py``.
+``logcumsumexp_jvp``, ``renorm_backward``, ``index_reduce_backward``, ``_cdist_backward`` and
+``_euclidean_dist_backward`` (``FunctionsManual.cpp``), over public Tensors; the generated nodes import these next
+to ``formulas.py``.
 
 Invariant: only differentiable operators, so double backward works (``cdist_backward`` has no second derivative
 in PyTorch either).
