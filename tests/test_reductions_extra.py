@@ -341,3 +341,14 @@ def test_renorm_reduced_precision_grad_and_gradgrad():
     assert_same(g_gt, g_th, rtol=1e-2, atol=1e-5)
     x64 = from_torch(x.double()).requires_grad_()
     assert gt.autograd.gradgradcheck(lambda a: gt.renorm(a, 2, 1, 0.5), x64)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.int32])
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce_many_duplicates_round_as_torch(dtype, reduce):
+    gen = torch.Generator().manual_seed(16)
+    x = (torch.randn(20, 6, generator=gen) * 3).to(dtype)
+    src = (torch.rand(200, 6, generator=gen) + 0.5).to(dtype) if dtype.is_floating_point else \
+        torch.randint(-3, 4, (200, 6), generator=gen).to(dtype)
+    idx = torch.randint(0, 20, (200,), generator=gen)
+    assert_same(*_both(lambda m, a, s, i: a.index_reduce(0, i, s, reduce), x, src, idx))

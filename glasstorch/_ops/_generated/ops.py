@@ -6600,7 +6600,7 @@ _reg(_histogramdd_from_bin_cts, "CPU", _k_kernels_cpu_histogram.histogramdd_from
 _reg(_histogramdd_from_bin_tensors, "CPU", _k_kernels_cpu_histogram.histogramdd_from_bin_tensors_cpu)
 _reg(cdist, "CompositeImplicitAutograd", _k_decompositions_stats.cdist)
 _reg(_cdist_forward, "CPU", _k_kernels_cpu_distance.cdist_forward_cpu)
-_reg(_euclidean_dist, "CompositeExplicitAutograd", _k_decompositions_stats.euclidean_dist)
+_reg(_euclidean_dist, "CPU", _k_kernels_cpu_distance.euclidean_dist_cpu)
 _reg(segment_reduce, "CPU", _k_kernels_cpu_segment_reduce.segment_reduce_cpu)
 _reg(_segment_reduce_backward, "CPU", _k_kernels_cpu_segment_reduce.segment_reduce_backward_cpu)
 _reg(_test_warn_in_autograd, "CompositeExplicitAutograd", _k_kernels_composite_test_ops.test_warn_in_autograd)

@@ -27,7 +27,7 @@ from ..tensor_iterator import resize_out
 
 __all__ = ["cov", "corrcoef", "dist", "renorm", "renorm_", "renorm_out", "quantile", "quantile_out", "quantile_scalar",
            "quantile_scalar_out", "nanquantile", "nanquantile_out", "nanquantile_scalar", "nanquantile_scalar_out",
-           "cdist", "euclidean_dist"]
+           "cdist"]
 
 
 def _item(t):
@@ -276,16 +276,3 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     a = aten.view(aten.clone(aten.expand(x1, batch + [r1, c], False), contiguous_format), [n, r1, c])
     b = aten.view(aten.clone(aten.expand(x2, batch + [r2, c], False), contiguous_format), [n, r2, c])
     return aten.view(aten._euclidean_dist(a, b), batch + [r1, r2])
-
-
-def _ones_as(t):
-    return aten.expand(aten.scalar_tensor(1, t.dtype, None, t.device, None), list(t.sizes), False)
-
-
-def euclidean_dist(x1, x2):
-    """``sqrt(clamp(|x1|^2 - 2 x1.x2 + |x2|^2, 0))`` from one matmul of padded operands (PyTorch's layout)."""
-    n1 = aten.sum_dim_IntList(aten.pow_Tensor_Scalar(x1, 2), [-1], True, None)
-    n2 = aten.sum_dim_IntList(aten.pow_Tensor_Scalar(x2, 2), [-1], True, None)
-    left = aten.cat([aten.mul_Tensor(x1, -2), n1, _ones_as(n1)], -1)
-    right = aten.cat([x2, _ones_as(n2), n2], -1)
-    return aten.sqrt(aten.clamp_min(aten.matmul(left, aten.transpose_int(right, -2, -1)), 0))

@@ -19,7 +19,7 @@ from ...._tensor.impl import TensorImpl, empty_contiguous
 from .dispatch_types import not_implemented
 from .shape import is_meta
 
-__all__ = ["cdist_forward_cpu", "cdist_checks", "uses_mm"]
+__all__ = ["cdist_forward_cpu", "euclidean_dist_cpu", "cdist_checks", "uses_mm"]
 
 
 def cdist_checks(x1: TensorImpl, x2: TensorImpl, p: float, compute_mode) -> None:
@@ -88,4 +88,21 @@ def cdist_forward_cpu(x1: TensorImpl, x2: TensorImpl, p: float, compute_mode=Non
     with np.errstate(all="ignore"):
         for i in range(o.shape[0]):  # one C-level pairwise pass per batch entry
             o[i] = _pairwise(a[i], b[i], p, mm)
+    return out
+
+
+def euclidean_dist_cpu(x1: TensorImpl, x2: TensorImpl) -> TensorImpl:
+    """``_euclidean_dist``: the matmul-identity distances of (..., R1, M) and (..., R2, M) rows (batch dims equal
+    or broadcast), as PyTorch's composite computes them, in one numpy pass per batch entry."""
+    batch = _shape.broadcast_shapes(x1.sizes[:-2], x2.sizes[:-2])
+    r1, r2, m = x1.sizes[-2], x2.sizes[-2], x1.sizes[-1]
+    out = empty_contiguous(tuple(batch) + (r1, r2), x1.dtype, x1.device)
+    if is_meta(x1, x2, out) or out.numel() == 0:
+        return out
+    a = np.broadcast_to(x1.as_numpy(), tuple(batch) + (r1, m)).reshape(-1, r1, m)
+    b = np.broadcast_to(x2.as_numpy(), tuple(batch) + (r2, m)).reshape(-1, r2, m)
+    o = out.as_numpy().reshape(-1, r1, r2)
+    with np.errstate(all="ignore"):
+        for i in range(o.shape[0]):
+            o[i] = _pairwise(a[i], b[i], 2.0, True)
     return out

@@ -3,7 +3,7 @@
 Slice ``i`` of ``source`` along ``dim`` is folded into slice ``index[i]`` of the result with ``prod``, ``amax``,
 ``amin`` (NaN propagating) or ``mean`` (a running sum divided by the count of slices it received, plus one when
 ``include_self``; integers divide with floor).  Without ``include_self`` the indexed slices start from the
-reduction's identity instead of ``self``.  Each fold is one ``ufunc.at`` in index order, which rounds as PyTorch's
+reduction's identity instead of ``self``.  The folds run in index order (see ``_fold``), which rounds as PyTorch's
 slice-by-slice loop does in reduced precision.
 
 Invariant: the checks of ``index_func_meta_impl`` run before any data is read; meta operands stop there.
@@ -57,7 +57,7 @@ def index_reduce_out(self, dim, index, source, reduce, include_self=True, out=No
         arr[idx] = _identity(reduce, self.dtype)
     src = _dim_slices(source.as_numpy(), dim if source.ndim else 0)
     with np.errstate(all="ignore"):
-        _UFUNCS[reduce].at(arr, idx, src)
+        _fold(_UFUNCS[reduce], arr, idx, src)
         if reduce == "mean":
             counts = np.zeros(arr.shape[0], np.int64)
             np.add.at(counts, idx, 1)
@@ -68,3 +68,21 @@ def index_reduce_out(self, dim, index, source, reduce, include_self=True, out=No
             else:
                 np.floor_divide(arr, counts, out=arr)
     return out
+
+
+def _fold(ufunc, arr: np.ndarray, idx: np.ndarray, src: np.ndarray) -> None:
+    """``arr[idx[i]] = ufunc(arr[idx[i]], src[i])`` for each ``i`` in order.
+
+    Slices (``arr`` of 2+ dims) fold in passes: pass ``r`` takes the ``r``-th source slice of every target at once
+    (targets are distinct within a pass), so each target sees its slices in index order, exactly the sequential
+    result, in as many vectorised passes as the most repeated index; elements (1-d) use ``ufunc.at``."""
+    if arr.ndim < 2 or idx.size == 0:
+        ufunc.at(arr, idx, src)
+        return
+    order = np.argsort(idx, kind="stable")
+    _, starts, counts = np.unique(idx[order], return_index=True, return_counts=True)
+    rank = np.arange(idx.size) - np.repeat(starts, counts)  # position of each sorted slice within its target
+    for r in range(int(counts.max())):
+        rows = order[rank == r]
+        targets = idx[rows]
+        arr[targets] = ufunc(arr[targets], src[rows])
