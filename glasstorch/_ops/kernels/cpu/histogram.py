@@ -205,19 +205,17 @@ def _upper_bound(edges: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def _local_upper_bound(edges: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """PyTorch's linear-bins placement: the position ``(v - lo) * bins / (hi - lo)`` in the input's dtype, then the
-    upper bound among the edges at that position and its neighbours (``pos - 1 .. pos + 1``)."""
+    """PyTorch's linear-bins placement: the position ``(v - lo) * bins / (hi - lo)`` in the input's dtype, moved to
+    a neighbouring bin when the edges there say so (its local search over ``pos - 1 .. pos + 1``); returns the
+    upper bound (bin + 1) like ``_upper_bound``."""
     nb = edges.shape[0] - 1
     with np.errstate(all="ignore"):
         pos = ((v - edges[0]) * v.dtype.type(nb) / (edges[-1] - edges[0])).astype(np.int64)
-    low = np.maximum(pos - 1, 0)
-    high = np.minimum(pos + 2, nb + 1)
-    out, going = low.copy(), np.ones(v.shape, bool)
-    for k in range(3):
-        i = low + k
-        going &= (i < high) & (edges[np.minimum(i, nb)] <= v)
-        out += going
-    return out
+    np.clip(pos, 0, nb - 1, out=pos)
+    pos -= v < edges[pos]
+    np.clip(pos, 0, nb - 1, out=pos)
+    pos += (v >= edges[np.minimum(pos + 1, nb)]) & (pos < nb - 1)
+    return pos + 1
 
 
 def _histogram_into(x: TensorImpl, edges, weight, density, hist: TensorImpl, linear: bool) -> None:
