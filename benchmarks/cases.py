@@ -380,3 +380,43 @@ CASES.update({
     "conv3d (2,8,16^3) * (16,8,3^3)": _conv3d_small,
     "conv_transpose2d (1,8,128,128) stride 2": _conv_transpose2d_256,
 })
+
+
+# -- statistics reductions (stats.yaml): 1M-element and 256x256 inputs --------------------------------------------
+def _stats_1m(fn):
+    def case(lib):
+        lib.manual_seed(0)
+        x = lib.randn(1000, 1000)
+        return lambda: fn(lib, x)
+    return case
+
+
+def _cdist_256(p):
+    def case(lib):
+        lib.manual_seed(0)
+        a, b = lib.randn(256, 64), lib.randn(256, 64)
+        return lambda: lib.cdist(a, b, p)
+    return case
+
+
+def _index_reduce_1m(lib):
+    lib.manual_seed(0)
+    x, src = lib.randn(1000, 1000), lib.randn(2000, 1000)
+    idx = lib.randint(0, 1000, (2000,))
+    return lambda: x.index_reduce(0, idx, src, "amax")
+
+
+CASES.update({
+    "aminmax 1M float32 dim=1": _stats_1m(lambda lib, x: lib.aminmax(x, dim=1)),
+    "logcumsumexp 1M float32 dim=1": _stats_1m(lambda lib, x: lib.logcumsumexp(x, 1)),
+    "histc 1M float32": _stats_1m(lambda lib, x: lib.histc(x, bins=100)),
+    "histogram 1M float32 100 bins": _stats_1m(lambda lib, x: lib.histogram(x, 100)),
+    "quantile 1M float32 dim=1": _stats_1m(lambda lib, x: lib.quantile(x, 0.3, dim=1)),
+    "isin 1M float32 vs 100": _stats_1m(lambda lib, x: lib.isin(x, x[0, :100])),
+    "renorm 1M float32": _stats_1m(lambda lib, x: lib.renorm(x, 2, 0, 1.0)),
+    "cov 256x256": lambda lib: (lambda x: (lambda: lib.cov(x)))(lib.randn(256, 256)),
+    "cdist 256x256x64 p=2": _cdist_256(2.0),
+    "cdist 256x256x64 p=1": _cdist_256(1.0),
+    "index_reduce amax 1M float32": _index_reduce_1m,
+    "kthvalue 1M float32 dim=1": _stats_1m(lambda lib, x: lib.kthvalue(x, 300, 1)),
+})

@@ -58,6 +58,7 @@ from . import linalg  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
 from . import signal  # noqa: E402,F401
 from . import special  # noqa: E402,F401
+from . import masked  # noqa: E402,F401
 from ._lobpcg import lobpcg  # noqa: E402,F401
 from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401
 from . import functional as _functional  # noqa: E402

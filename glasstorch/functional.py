@@ -20,14 +20,17 @@ from collections.abc import Sequence
 
 from . import _functions as _fn
 from . import linalg as _linalg
+from ._binding_support import _return_type
 from ._core import dtype as _dt
 from ._core import shape as _shape
 from ._generated import functions as _ops
 from .tensor import Tensor
 
+_HISTOGRAMDD = _return_type("histogramdd", ["hist", "bin_edges"])
+
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
            "stft", "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod", "meshgrid",
-           "unravel_index", "gradient", "install"]
+           "unravel_index", "gradient", "histogramdd", "cdist", "install"]
 
 
 def _subscript(n) -> str:
@@ -101,10 +104,39 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 def nonzero(input, *, out=None, as_tuple=False):
     """Coordinates of the nonzero elements: an (n, ndim) tensor, or one index tensor per dim (``as_tuple``)."""
+    if out is not None and not isinstance(out, Tensor):
+        raise TypeError(f"nonzero(): argument 'out' must be Tensor, not {type(out).__name__}")
     if not as_tuple:
         return _ops.nonzero(input) if out is None else _ops.nonzero(input, out=out)
+    if out is not None:
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
     flat = input if input.dim() else input.unsqueeze(0)  # PyTorch's nonzero_numpy treats 0-d as 1-d
     return _ops.nonzero(flat).unbind(1)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` (..., R1, M) and each row of ``x2`` (..., R2, M).
+    ``compute_mode`` picks the matmul identity for ``p = 2`` always, never, or beyond 25 rows (the default)."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _ops.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
+
+
+def histogramdd(input, bins, range=None, weight=None, density=False):  # noqa: A002 - PyTorch's names
+    """The ``N``-dimensional histogram of the rows of ``input`` (..., N): ``bins`` is a bin count, one count per
+    dim, or one tensor of edges per dim.  Returns ``(hist, bin_edges)`` with a tuple of edges."""
+    if isinstance(bins, int):
+        bins = [bins] * input.shape[-1]
+    if len(bins) and isinstance(bins[0], Tensor):
+        hist = _ops._histogramdd_from_bin_tensors(input, bins, weight=weight, density=density)
+        return _HISTOGRAMDD(hist, tuple(bins))
+    edges = _ops._histogramdd_bin_edges(input, bins, range=range, weight=weight, density=density)
+    hist = _ops._histogramdd_from_bin_cts(input, bins, range=range, weight=weight, density=density)
+    return _HISTOGRAMDD(hist, tuple(edges))
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -450,7 +482,8 @@ def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
                  "atleast_2d", "atleast_3d", "lu", "tensordot", "block_diag",
-                 "cartesian_prod", "meshgrid", "stft", "unravel_index", "gradient"):
+                 "cartesian_prod", "meshgrid", "stft", "unravel_index", "gradient",
+                 "histogramdd", "cdist"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu"),

@@ -16,6 +16,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool3d_backward as _op__adaptive_avg_pool3d_backward,
     _batch_norm_with_update as _op__batch_norm_with_update,
     _batch_norm_with_update_out as _op__batch_norm_with_update_out,
+    _cdist_forward as _op__cdist_forward,
     _chunk_cat as _op__chunk_cat,
     _chunk_cat_out as _op__chunk_cat_out,
     _coalesce as _op__coalesce,
@@ -25,6 +26,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
     _efficientzerotensor as _op__efficientzerotensor,
+    _euclidean_dist as _op__euclidean_dist,
     _fft_c2c as _op__fft_c2c,
     _fft_c2c_out as _op__fft_c2c_out,
     _fft_c2r as _op__fft_c2r,
@@ -114,6 +116,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _fused_rms_norm as _op__fused_rms_norm,
     _fused_sdp_choice as _op__fused_sdp_choice,
     _fw_primal as _op__fw_primal,
+    _histogramdd_bin_edges as _op__histogramdd_bin_edges,
+    _histogramdd_from_bin_cts as _op__histogramdd_from_bin_cts,
+    _histogramdd_from_bin_tensors as _op__histogramdd_from_bin_tensors,
     _index_put_impl_ as _op__index_put_impl_,
     _indices as _op__indices,
     _is_zerotensor as _op__is_zerotensor,
@@ -148,6 +153,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _safe_softmax as _op__safe_softmax,
     _scaled_dot_product_attention_math as _op__scaled_dot_product_attention_math,
     _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
+    _segment_reduce_backward as _op__segment_reduce_backward,
     _softmax as _op__softmax,
     _softmax_backward_data as _op__softmax_backward_data,
     _softmax_out as _op__softmax_out,
@@ -253,6 +259,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     amax_out as _op_amax_out,
     amin as _op_amin,
     amin_out as _op_amin_out,
+    aminmax as _op_aminmax,
+    aminmax_out as _op_aminmax_out,
     angle as _op_angle,
     angle_out as _op_angle_out,
     any as _op_any,
@@ -344,6 +352,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     binary_cross_entropy as _op_binary_cross_entropy,
     binary_cross_entropy_out as _op_binary_cross_entropy_out,
     binary_cross_entropy_with_logits as _op_binary_cross_entropy_with_logits,
+    bincount as _op_bincount,
     bitwise_and_Scalar as _op_bitwise_and_Scalar,
     bitwise_and_Scalar_Tensor as _op_bitwise_and_Scalar_Tensor,
     bitwise_and_Scalar_Tensor_out as _op_bitwise_and_Scalar_Tensor_out,
@@ -405,6 +414,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cat_out as _op_cat_out,
     cauchy_ as _op_cauchy_,
     ccol_indices as _op_ccol_indices,
+    cdist as _op_cdist,
     ceil as _op_ceil,
     ceil_ as _op_ceil_,
     ceil_out as _op_ceil_out,
@@ -478,6 +488,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     copysign__Scalar as _op_copysign__Scalar,
     copysign__Tensor as _op_copysign__Tensor,
     copysign_out as _op_copysign_out,
+    corrcoef as _op_corrcoef,
     cos as _op_cos,
     cos_ as _op_cos_,
     cos_out as _op_cos_out,
@@ -490,6 +501,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
     count_nonzero_dim_IntList_out as _op_count_nonzero_dim_IntList_out,
     count_nonzero_out as _op_count_nonzero_out,
+    cov as _op_cov,
     cross as _op_cross,
     cross_entropy_loss as _op_cross_entropy_loss,
     cross_out as _op_cross_out,
@@ -524,6 +536,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     digamma as _op_digamma,
     digamma_ as _op_digamma_,
     digamma_out as _op_digamma_out,
+    dist as _op_dist,
     div_Scalar as _op_div_Scalar,
     div_Scalar_mode as _op_div_Scalar_mode,
     div_Scalar_mode_out as _op_div_Scalar_mode_out,
@@ -757,6 +770,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     heaviside_ as _op_heaviside_,
     heaviside_out as _op_heaviside_out,
     hinge_embedding_loss as _op_hinge_embedding_loss,
+    histc as _op_histc,
+    histc_out as _op_histc_out,
+    histogram_bin_ct as _op_histogram_bin_ct,
+    histogram_bin_ct_out as _op_histogram_bin_ct_out,
+    histogram_bins_tensor as _op_histogram_bins_tensor,
+    histogram_bins_tensor_out as _op_histogram_bins_tensor_out,
     hsplit_array as _op_hsplit_array,
     hsplit_int as _op_hsplit_int,
     hstack as _op_hstack,
@@ -791,6 +810,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     index_fill_int_Tensor as _op_index_fill_int_Tensor,
     index_put as _op_index_put,
     index_put_ as _op_index_put_,
+    index_reduce as _op_index_reduce,
+    index_reduce_ as _op_index_reduce_,
+    index_reduce_out as _op_index_reduce_out,
     index_select as _op_index_select,
     index_select_out as _op_index_select_out,
     indices as _op_indices,
@@ -802,6 +824,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     is_coalesced as _op_is_coalesced,
     isclose as _op_isclose,
     isfinite as _op_isfinite,
+    isin_Scalar_Tensor as _op_isin_Scalar_Tensor,
+    isin_Scalar_Tensor_out as _op_isin_Scalar_Tensor_out,
+    isin_Tensor_Scalar as _op_isin_Tensor_Scalar,
+    isin_Tensor_Scalar_out as _op_isin_Tensor_Scalar_out,
+    isin_Tensor_Tensor as _op_isin_Tensor_Tensor,
+    isin_Tensor_Tensor_out as _op_isin_Tensor_Tensor_out,
     isinf as _op_isinf,
     isinf_out as _op_isinf_out,
     isnan as _op_isnan,
@@ -979,6 +1007,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     logaddexp2 as _op_logaddexp2,
     logaddexp2_out as _op_logaddexp2_out,
     logaddexp_out as _op_logaddexp_out,
+    logcumsumexp as _op_logcumsumexp,
+    logcumsumexp_out as _op_logcumsumexp_out,
     logdet as _op_logdet,
     logical_and as _op_logical_and,
     logical_and_ as _op_logical_and_,
@@ -1107,6 +1137,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     nanmedian as _op_nanmedian,
     nanmedian_dim as _op_nanmedian_dim,
     nanmedian_dim_values as _op_nanmedian_dim_values,
+    nanquantile as _op_nanquantile,
+    nanquantile_out as _op_nanquantile_out,
+    nanquantile_scalar as _op_nanquantile_scalar,
+    nanquantile_scalar_out as _op_nanquantile_scalar_out,
     nansum as _op_nansum,
     nansum_out as _op_nansum_out,
     narrow as _op_narrow,
@@ -1210,6 +1244,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     put_ as _op_put_,
     qr as _op_qr,
     qr_Q as _op_qr_Q,
+    quantile as _op_quantile,
+    quantile_out as _op_quantile_out,
+    quantile_scalar as _op_quantile_scalar,
+    quantile_scalar_out as _op_quantile_scalar_out,
     rad2deg as _op_rad2deg,
     rad2deg_ as _op_rad2deg_,
     rad2deg_out as _op_rad2deg_out,
@@ -1245,6 +1283,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     remainder_Tensor_out as _op_remainder_Tensor_out,
     remainder__Scalar as _op_remainder__Scalar,
     remainder__Tensor as _op_remainder__Tensor,
+    renorm as _op_renorm,
+    renorm_ as _op_renorm_,
+    renorm_out as _op_renorm_out,
     repeat as _op_repeat,
     repeat_interleave_Tensor as _op_repeat_interleave_Tensor,
     repeat_interleave_self_Tensor as _op_repeat_interleave_self_Tensor,
@@ -1314,6 +1355,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     searchsorted_Scalar_out as _op_searchsorted_Scalar_out,
     searchsorted_Tensor as _op_searchsorted_Tensor,
     searchsorted_Tensor_out as _op_searchsorted_Tensor_out,
+    segment_reduce as _op_segment_reduce,
     select_copy_int as _op_select_copy_int,
     select_copy_int_out as _op_select_copy_int_out,
     select_int as _op_select_int,
@@ -1830,7 +1872,11 @@ _rt_nanmedian_72 = _return_type('nanmedian', ['values', 'indices'])
 _rt_nanmedian_out_73 = _return_type('nanmedian_out', ['values', 'indices'])
 _rt_mode_74 = _return_type('mode', ['values', 'indices'])
 _rt_mode_out_75 = _return_type('mode_out', ['values', 'indices'])
-_rt_unpack_dual_76 = _return_type('_unpack_dual', ['primal', 'tangent'])
+_rt_aminmax_76 = _return_type('aminmax', ['min', 'max'])
+_rt_aminmax_out_77 = _return_type('aminmax_out', ['min', 'max'])
+_rt_histogram_78 = _return_type('histogram', ['hist', 'bin_edges'])
+_rt_histogram_out_79 = _return_type('histogram_out', ['hist', 'bin_edges'])
+_rt_unpack_dual_80 = _return_type('_unpack_dual', ['primal', 'tangent'])
 
 
 _sig_absolute = _Signatures('absolute', [
@@ -17880,6 +17926,445 @@ def kaiser_window(*args, **kwargs):
         return _requires_grad(a[7], _op_kaiser_window_beta.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
+_sig_aminmax = _Signatures('aminmax', [
+    'aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def aminmax(*args, **kwargs):
+    """aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_aminmax_76, _op_aminmax.call(_a0._impl, None, False))
+    try:
+        i, a = _sig_aminmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, aminmax, args, kwargs)
+    if a[3] is None:
+        return _make_rt(_rt_aminmax_76, _op_aminmax.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_aminmax_out_77, _op_aminmax_out.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_isin = _Signatures('isin', [
+    'isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor? out=None)',
+    'isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor? out=None)',
+    'isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def isin(*args, **kwargs):
+    """isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_isin_Tensor_Tensor.call(_a0._impl, _a1._impl, False, False))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_isin_Tensor_Tensor_out.call(_a0._impl, _a1._impl, False, False, _o._impl))
+    try:
+        i, a = _sig_isin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, isin, args, kwargs)
+    if i == 0:
+        if a[4] is None:
+            return _wrap(_op_isin_Tensor_Tensor.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_isin_Tensor_Tensor_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_isin_Scalar_Tensor.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_isin_Scalar_Tensor_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 2:
+        if a[4] is None:
+            return _wrap(_op_isin_Tensor_Scalar.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_isin_Tensor_Scalar_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_bincount = _Signatures('bincount', [
+    'bincount(Tensor input, Tensor? weights=None, SymInt minlength=0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def bincount(*args, **kwargs):
+    """bincount(Tensor input, Tensor? weights=None, SymInt minlength=0)"""
+    try:
+        i, a = _sig_bincount.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bincount, args, kwargs)
+    return _wrap(_op_bincount.call(a[0], a[1], a[2]))
+
+
+_sig_histc = _Signatures('histc', [
+    'histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def histc(*args, **kwargs):
+    """histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616):
+            return _wrap(_op_histc.call(_a0._impl, _a1, _a2, _a3))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_histc_out.call(_a0._impl, _a1, _a2, _a3, _o._impl))
+    try:
+        i, a = _sig_histc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, histc, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_histc.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_histc_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_cov = _Signatures('cov', [
+    'cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cov(*args, **kwargs):
+    """cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_cov.call(_a0._impl, 1, None, None))
+    try:
+        i, a = _sig_cov.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cov, args, kwargs)
+    return _wrap(_op_cov.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_corrcoef = _Signatures('corrcoef', [
+    'corrcoef(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def corrcoef(*args, **kwargs):
+    """corrcoef(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_corrcoef.call(_a0._impl))
+    try:
+        i, a = _sig_corrcoef.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, corrcoef, args, kwargs)
+    return _wrap(_op_corrcoef.call(a[0]))
+
+
+_sig_dist = _Signatures('dist', [
+    'dist(Tensor input, Tensor other, Scalar p=2)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def dist(*args, **kwargs):
+    """dist(Tensor input, Tensor other, Scalar p=2)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_dist.call(_a0._impl, _a1._impl, _a2))
+    try:
+        i, a = _sig_dist.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dist, args, kwargs)
+    return _wrap(_op_dist.call(a[0], a[1], a[2]))
+
+
+_sig_renorm = _Signatures('renorm', [
+    'renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def renorm(*args, **kwargs):
+    """renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616):
+            return _wrap(_op_renorm.call(_a0._impl, _a1, _a2, _a3))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_renorm_out.call(_a0._impl, _a1, _a2, _a3, _o._impl))
+    try:
+        i, a = _sig_renorm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, renorm, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_renorm.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_renorm_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_logcumsumexp = _Signatures('logcumsumexp', [
+    'logcumsumexp(Tensor input, int dim, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logcumsumexp(*args, **kwargs):
+    """logcumsumexp(Tensor input, int dim, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_logcumsumexp.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_logcumsumexp_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_logcumsumexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logcumsumexp, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_logcumsumexp.call(a[0], a[1]))
+    return _wrap(_op_logcumsumexp_out.call(a[0], a[1], a[2]))
+
+
+_sig_index_reduce = _Signatures('index_reduce', [
+    'index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def index_reduce(*args, **kwargs):
+    """index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None)"""
+    try:
+        i, a = _sig_index_reduce.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_reduce, args, kwargs)
+    if a[6] is None:
+        return _wrap(_op_index_reduce.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    return _wrap(_op_index_reduce_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_quantile = _Signatures('quantile', [
+    "quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+    "quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+], numbers_as_tensors=False, is_method=False)
+
+
+def quantile(*args, **kwargs):
+    """quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)"""
+    try:
+        i, a = _sig_quantile.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, quantile, args, kwargs)
+    if i == 0:
+        if a[5] is None:
+            return _wrap(_op_quantile.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_quantile_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 1:
+        if a[5] is None:
+            return _wrap(_op_quantile_scalar.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_quantile_scalar_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_nanquantile = _Signatures('nanquantile', [
+    "nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+    "nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+], numbers_as_tensors=False, is_method=False)
+
+
+def nanquantile(*args, **kwargs):
+    """nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)"""
+    try:
+        i, a = _sig_nanquantile.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nanquantile, args, kwargs)
+    if i == 0:
+        if a[5] is None:
+            return _wrap(_op_nanquantile.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_nanquantile_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 1:
+        if a[5] is None:
+            return _wrap(_op_nanquantile_scalar.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_nanquantile_scalar_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_histogram = _Signatures('histogram', [
+    'histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor[2]? out=None)',
+    'histogram(Tensor input, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def histogram(*args, **kwargs):
+    """histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor[2]? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _make_rt(_rt_histogram_78, _op_histogram_bins_tensor.call(_a0._impl, _a1._impl, None, False))
+    try:
+        i, a = _sig_histogram.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, histogram, args, kwargs)
+    if i == 0:
+        if a[4] is None:
+            return _make_rt(_rt_histogram_78, _op_histogram_bins_tensor.call(a[0], a[1], a[2], a[3]))
+        return _make_rt(_rt_histogram_out_79, _op_histogram_bins_tensor_out.call(a[0], a[1], a[2], a[3], *a[4]))
+    elif i == 1:
+        if a[5] is None:
+            return _make_rt(_rt_histogram_78, _op_histogram_bin_ct.call(a[0], a[1], a[2], a[3], a[4]))
+        return _make_rt(_rt_histogram_out_79, _op_histogram_bin_ct_out.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+
+
+_sig__histogramdd_bin_edges = _Signatures('_histogramdd_bin_edges', [
+    '_histogramdd_bin_edges(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _histogramdd_bin_edges(*args, **kwargs):
+    """_histogramdd_bin_edges(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False)"""
+    try:
+        i, a = _sig__histogramdd_bin_edges.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _histogramdd_bin_edges, args, kwargs)
+    return _wrap_list(_op__histogramdd_bin_edges.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__histogramdd_from_bin_cts = _Signatures('_histogramdd_from_bin_cts', [
+    '_histogramdd_from_bin_cts(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _histogramdd_from_bin_cts(*args, **kwargs):
+    """_histogramdd_from_bin_cts(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False)"""
+    try:
+        i, a = _sig__histogramdd_from_bin_cts.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _histogramdd_from_bin_cts, args, kwargs)
+    return _wrap(_op__histogramdd_from_bin_cts.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__histogramdd_from_bin_tensors = _Signatures('_histogramdd_from_bin_tensors', [
+    '_histogramdd_from_bin_tensors(Tensor input, Tensor[] bins, *, Tensor? weight=None, bool density=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _histogramdd_from_bin_tensors(*args, **kwargs):
+    """_histogramdd_from_bin_tensors(Tensor input, Tensor[] bins, *, Tensor? weight=None, bool density=False)"""
+    try:
+        i, a = _sig__histogramdd_from_bin_tensors.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _histogramdd_from_bin_tensors, args, kwargs)
+    return _wrap(_op__histogramdd_from_bin_tensors.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_cdist = _Signatures('cdist', [
+    'cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cdist(*args, **kwargs):
+    """cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None)"""
+    try:
+        i, a = _sig_cdist.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cdist, args, kwargs)
+    return _wrap(_op_cdist.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__cdist_forward = _Signatures('_cdist_forward', [
+    '_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _cdist_forward(*args, **kwargs):
+    """_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode)"""
+    try:
+        i, a = _sig__cdist_forward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _cdist_forward, args, kwargs)
+    return _wrap(_op__cdist_forward.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__euclidean_dist = _Signatures('_euclidean_dist', [
+    '_euclidean_dist(Tensor x1, Tensor x2)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _euclidean_dist(*args, **kwargs):
+    """_euclidean_dist(Tensor x1, Tensor x2)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op__euclidean_dist.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig__euclidean_dist.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _euclidean_dist, args, kwargs)
+    return _wrap(_op__euclidean_dist.call(a[0], a[1]))
+
+
+_sig_segment_reduce = _Signatures('segment_reduce', [
+    'segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def segment_reduce(*args, **kwargs):
+    """segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None)"""
+    try:
+        i, a = _sig_segment_reduce.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, segment_reduce, args, kwargs)
+    return _wrap(_op_segment_reduce.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig__segment_reduce_backward = _Signatures('_segment_reduce_backward', [
+    '_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _segment_reduce_backward(*args, **kwargs):
+    """_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None)"""
+    try:
+        i, a = _sig__segment_reduce_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _segment_reduce_backward, args, kwargs)
+    return _wrap(_op__segment_reduce_backward.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
 _sig__test_warn_in_autograd = _Signatures('_test_warn_in_autograd', [
     '_test_warn_in_autograd(Tensor input)',
 ], numbers_as_tensors=False, is_method=False)
@@ -19238,12 +19723,12 @@ def _unpack_dual(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_unpack_dual_76, _op__unpack_dual.call(_a0._impl, _a1))
+            return _make_rt(_rt_unpack_dual_80, _op__unpack_dual.call(_a0._impl, _a1))
     try:
         i, a = _sig__unpack_dual.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, _unpack_dual, args, kwargs)
-    return _make_rt(_rt_unpack_dual_76, _op__unpack_dual.call(a[0], a[1]))
+    return _make_rt(_rt_unpack_dual_80, _op__unpack_dual.call(a[0], a[1]))
 
 
 _sig_as_strided_ = _Signatures('as_strided_', [
@@ -19359,7 +19844,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_batch_norm_with_update', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_batch_norm_with_update', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'aminmax', 'isin', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'logcumsumexp', 'index_reduce', 'quantile', 'nanquantile', 'histogram', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', 'cdist', '_cdist_forward', '_euclidean_dist', 'segment_reduce', '_segment_reduce_backward', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

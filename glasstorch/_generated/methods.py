@@ -16,6 +16,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool3d_backward as _op__adaptive_avg_pool3d_backward,
     _batch_norm_with_update as _op__batch_norm_with_update,
     _batch_norm_with_update_out as _op__batch_norm_with_update_out,
+    _cdist_forward as _op__cdist_forward,
     _chunk_cat as _op__chunk_cat,
     _chunk_cat_out as _op__chunk_cat_out,
     _coalesce as _op__coalesce,
@@ -25,6 +26,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
     _efficientzerotensor as _op__efficientzerotensor,
+    _euclidean_dist as _op__euclidean_dist,
     _fft_c2c as _op__fft_c2c,
     _fft_c2c_out as _op__fft_c2c_out,
     _fft_c2r as _op__fft_c2r,
@@ -114,6 +116,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _fused_rms_norm as _op__fused_rms_norm,
     _fused_sdp_choice as _op__fused_sdp_choice,
     _fw_primal as _op__fw_primal,
+    _histogramdd_bin_edges as _op__histogramdd_bin_edges,
+    _histogramdd_from_bin_cts as _op__histogramdd_from_bin_cts,
+    _histogramdd_from_bin_tensors as _op__histogramdd_from_bin_tensors,
     _index_put_impl_ as _op__index_put_impl_,
     _indices as _op__indices,
     _is_zerotensor as _op__is_zerotensor,
@@ -148,6 +153,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _safe_softmax as _op__safe_softmax,
     _scaled_dot_product_attention_math as _op__scaled_dot_product_attention_math,
     _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
+    _segment_reduce_backward as _op__segment_reduce_backward,
     _softmax as _op__softmax,
     _softmax_backward_data as _op__softmax_backward_data,
     _softmax_out as _op__softmax_out,
@@ -253,6 +259,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     amax_out as _op_amax_out,
     amin as _op_amin,
     amin_out as _op_amin_out,
+    aminmax as _op_aminmax,
+    aminmax_out as _op_aminmax_out,
     angle as _op_angle,
     angle_out as _op_angle_out,
     any as _op_any,
@@ -344,6 +352,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     binary_cross_entropy as _op_binary_cross_entropy,
     binary_cross_entropy_out as _op_binary_cross_entropy_out,
     binary_cross_entropy_with_logits as _op_binary_cross_entropy_with_logits,
+    bincount as _op_bincount,
     bitwise_and_Scalar as _op_bitwise_and_Scalar,
     bitwise_and_Scalar_Tensor as _op_bitwise_and_Scalar_Tensor,
     bitwise_and_Scalar_Tensor_out as _op_bitwise_and_Scalar_Tensor_out,
@@ -405,6 +414,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cat_out as _op_cat_out,
     cauchy_ as _op_cauchy_,
     ccol_indices as _op_ccol_indices,
+    cdist as _op_cdist,
     ceil as _op_ceil,
     ceil_ as _op_ceil_,
     ceil_out as _op_ceil_out,
@@ -478,6 +488,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     copysign__Scalar as _op_copysign__Scalar,
     copysign__Tensor as _op_copysign__Tensor,
     copysign_out as _op_copysign_out,
+    corrcoef as _op_corrcoef,
     cos as _op_cos,
     cos_ as _op_cos_,
     cos_out as _op_cos_out,
@@ -490,6 +501,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
     count_nonzero_dim_IntList_out as _op_count_nonzero_dim_IntList_out,
     count_nonzero_out as _op_count_nonzero_out,
+    cov as _op_cov,
     cross as _op_cross,
     cross_entropy_loss as _op_cross_entropy_loss,
     cross_out as _op_cross_out,
@@ -524,6 +536,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     digamma as _op_digamma,
     digamma_ as _op_digamma_,
     digamma_out as _op_digamma_out,
+    dist as _op_dist,
     div_Scalar as _op_div_Scalar,
     div_Scalar_mode as _op_div_Scalar_mode,
     div_Scalar_mode_out as _op_div_Scalar_mode_out,
@@ -757,6 +770,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     heaviside_ as _op_heaviside_,
     heaviside_out as _op_heaviside_out,
     hinge_embedding_loss as _op_hinge_embedding_loss,
+    histc as _op_histc,
+    histc_out as _op_histc_out,
+    histogram_bin_ct as _op_histogram_bin_ct,
+    histogram_bin_ct_out as _op_histogram_bin_ct_out,
+    histogram_bins_tensor as _op_histogram_bins_tensor,
+    histogram_bins_tensor_out as _op_histogram_bins_tensor_out,
     hsplit_array as _op_hsplit_array,
     hsplit_int as _op_hsplit_int,
     hstack as _op_hstack,
@@ -791,6 +810,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     index_fill_int_Tensor as _op_index_fill_int_Tensor,
     index_put as _op_index_put,
     index_put_ as _op_index_put_,
+    index_reduce as _op_index_reduce,
+    index_reduce_ as _op_index_reduce_,
+    index_reduce_out as _op_index_reduce_out,
     index_select as _op_index_select,
     index_select_out as _op_index_select_out,
     indices as _op_indices,
@@ -802,6 +824,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     is_coalesced as _op_is_coalesced,
     isclose as _op_isclose,
     isfinite as _op_isfinite,
+    isin_Scalar_Tensor as _op_isin_Scalar_Tensor,
+    isin_Scalar_Tensor_out as _op_isin_Scalar_Tensor_out,
+    isin_Tensor_Scalar as _op_isin_Tensor_Scalar,
+    isin_Tensor_Scalar_out as _op_isin_Tensor_Scalar_out,
+    isin_Tensor_Tensor as _op_isin_Tensor_Tensor,
+    isin_Tensor_Tensor_out as _op_isin_Tensor_Tensor_out,
     isinf as _op_isinf,
     isinf_out as _op_isinf_out,
     isnan as _op_isnan,
@@ -979,6 +1007,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     logaddexp2 as _op_logaddexp2,
     logaddexp2_out as _op_logaddexp2_out,
     logaddexp_out as _op_logaddexp_out,
+    logcumsumexp as _op_logcumsumexp,
+    logcumsumexp_out as _op_logcumsumexp_out,
     logdet as _op_logdet,
     logical_and as _op_logical_and,
     logical_and_ as _op_logical_and_,
@@ -1107,6 +1137,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     nanmedian as _op_nanmedian,
     nanmedian_dim as _op_nanmedian_dim,
     nanmedian_dim_values as _op_nanmedian_dim_values,
+    nanquantile as _op_nanquantile,
+    nanquantile_out as _op_nanquantile_out,
+    nanquantile_scalar as _op_nanquantile_scalar,
+    nanquantile_scalar_out as _op_nanquantile_scalar_out,
     nansum as _op_nansum,
     nansum_out as _op_nansum_out,
     narrow as _op_narrow,
@@ -1210,6 +1244,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     put_ as _op_put_,
     qr as _op_qr,
     qr_Q as _op_qr_Q,
+    quantile as _op_quantile,
+    quantile_out as _op_quantile_out,
+    quantile_scalar as _op_quantile_scalar,
+    quantile_scalar_out as _op_quantile_scalar_out,
     rad2deg as _op_rad2deg,
     rad2deg_ as _op_rad2deg_,
     rad2deg_out as _op_rad2deg_out,
@@ -1245,6 +1283,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     remainder_Tensor_out as _op_remainder_Tensor_out,
     remainder__Scalar as _op_remainder__Scalar,
     remainder__Tensor as _op_remainder__Tensor,
+    renorm as _op_renorm,
+    renorm_ as _op_renorm_,
+    renorm_out as _op_renorm_out,
     repeat as _op_repeat,
     repeat_interleave_Tensor as _op_repeat_interleave_Tensor,
     repeat_interleave_self_Tensor as _op_repeat_interleave_self_Tensor,
@@ -1314,6 +1355,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     searchsorted_Scalar_out as _op_searchsorted_Scalar_out,
     searchsorted_Tensor as _op_searchsorted_Tensor,
     searchsorted_Tensor_out as _op_searchsorted_Tensor_out,
+    segment_reduce as _op_segment_reduce,
     select_copy_int as _op_select_copy_int,
     select_copy_int_out as _op_select_copy_int_out,
     select_int as _op_select_int,
@@ -1770,6 +1812,8 @@ _rt_cummin_12 = _return_type('cummin', ['values', 'indices'])
 _rt_median_13 = _return_type('median', ['values', 'indices'])
 _rt_nanmedian_14 = _return_type('nanmedian', ['values', 'indices'])
 _rt_mode_15 = _return_type('mode', ['values', 'indices'])
+_rt_aminmax_16 = _return_type('aminmax', ['min', 'max'])
+_rt_histogram_17 = _return_type('histogram', ['hist', 'bin_edges'])
 
 
 _sig_absolute = _Signatures('absolute', [
@@ -10989,6 +11033,291 @@ def istft(self, *args, **kwargs):
     return _wrap(_op_istft.call(self._impl, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
 
 
+_sig_aminmax = _Signatures('aminmax', [
+    'aminmax(*, int? dim=None, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def aminmax(self, *args, **kwargs):
+    """aminmax(*, int? dim=None, bool keepdim=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, aminmax, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _make_rt(_rt_aminmax_16, _op_aminmax.call(self._impl, None, False))
+    else:
+        try:
+            i, a = _sig_aminmax.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, aminmax, (self,) + args, kwargs)
+    return _make_rt(_rt_aminmax_16, _op_aminmax.call(self._impl, a[0], a[1]))
+
+
+_sig_bincount = _Signatures('bincount', [
+    'bincount(Tensor? weights=None, SymInt minlength=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def bincount(self, *args, **kwargs):
+    """bincount(Tensor? weights=None, SymInt minlength=0)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bincount, (self,) + args, kwargs)
+    try:
+        i, a = _sig_bincount.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bincount, (self,) + args, kwargs)
+    return _wrap(_op_bincount.call(self._impl, a[0], a[1]))
+
+
+_sig_histc = _Signatures('histc', [
+    'histc(int bins=100, Scalar min=0, Scalar max=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def histc(self, *args, **kwargs):
+    """histc(int bins=100, Scalar min=0, Scalar max=0)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, histc, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_histc.call(self._impl, _a0, _a1, _a2))
+    try:
+        i, a = _sig_histc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, histc, (self,) + args, kwargs)
+    return _wrap(_op_histc.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_cov = _Signatures('cov', [
+    'cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cov(self, *args, **kwargs):
+    """cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cov, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_cov.call(self._impl, 1, None, None))
+    else:
+        try:
+            i, a = _sig_cov.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cov, (self,) + args, kwargs)
+    return _wrap(_op_cov.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_corrcoef = _Signatures('corrcoef', [
+    'corrcoef()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def corrcoef(self, *args, **kwargs):
+    """corrcoef()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, corrcoef, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_corrcoef.call(self._impl))
+    else:
+        try:
+            i, a = _sig_corrcoef.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, corrcoef, (self,) + args, kwargs)
+    return _wrap(_op_corrcoef.call(self._impl))
+
+
+_sig_dist = _Signatures('dist', [
+    'dist(Tensor other, Scalar p=2)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def dist(self, *args, **kwargs):
+    """dist(Tensor other, Scalar p=2)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, dist, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_dist.call(self._impl, _a0._impl, _a1))
+    try:
+        i, a = _sig_dist.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dist, (self,) + args, kwargs)
+    return _wrap(_op_dist.call(self._impl, a[0], a[1]))
+
+
+_sig_renorm = _Signatures('renorm', [
+    'renorm(Scalar p, int dim, Scalar maxnorm)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def renorm(self, *args, **kwargs):
+    """renorm(Scalar p, int dim, Scalar maxnorm)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, renorm, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_renorm.call(self._impl, _a0, _a1, _a2))
+    try:
+        i, a = _sig_renorm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, renorm, (self,) + args, kwargs)
+    return _wrap(_op_renorm.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_renorm_ = _Signatures('renorm_', [
+    'renorm_(Scalar p, int dim, Scalar maxnorm)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def renorm_(self, *args, **kwargs):
+    """renorm_(Scalar p, int dim, Scalar maxnorm)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, renorm_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            _op_renorm_.call(self._impl, _a0, _a1, _a2)
+            return self
+    try:
+        i, a = _sig_renorm_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, renorm_, (self,) + args, kwargs)
+    _op_renorm_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_logcumsumexp = _Signatures('logcumsumexp', [
+    'logcumsumexp(int dim)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logcumsumexp(self, *args, **kwargs):
+    """logcumsumexp(int dim)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logcumsumexp, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_logcumsumexp.call(self._impl, _a0))
+    try:
+        i, a = _sig_logcumsumexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logcumsumexp, (self,) + args, kwargs)
+    return _wrap(_op_logcumsumexp.call(self._impl, a[0]))
+
+
+_sig_index_reduce_ = _Signatures('index_reduce_', [
+    'index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_reduce_(self, *args, **kwargs):
+    """index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_reduce_, (self,) + args, kwargs)
+    try:
+        i, a = _sig_index_reduce_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_reduce_, (self,) + args, kwargs)
+    _op_index_reduce_.call(self._impl, a[0], a[1], a[2], a[3], a[4])
+    return self
+
+
+_sig_index_reduce = _Signatures('index_reduce', [
+    'index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_reduce(self, *args, **kwargs):
+    """index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_reduce, (self,) + args, kwargs)
+    try:
+        i, a = _sig_index_reduce.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_reduce, (self,) + args, kwargs)
+    return _wrap(_op_index_reduce.call(self._impl, a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_quantile = _Signatures('quantile', [
+    "quantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+    "quantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+], numbers_as_tensors=False, is_method=True)
+
+
+def quantile(self, *args, **kwargs):
+    """quantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, quantile, (self,) + args, kwargs)
+    try:
+        i, a = _sig_quantile.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, quantile, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_quantile.call(self._impl, a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_quantile_scalar.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_nanquantile = _Signatures('nanquantile', [
+    "nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+    "nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+], numbers_as_tensors=False, is_method=True)
+
+
+def nanquantile(self, *args, **kwargs):
+    """nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, nanquantile, (self,) + args, kwargs)
+    try:
+        i, a = _sig_nanquantile.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nanquantile, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_nanquantile.call(self._impl, a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_nanquantile_scalar.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_histogram = _Signatures('histogram', [
+    'histogram(Tensor bins, *, Tensor? weight=None, bool density=False)',
+    'histogram(int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def histogram(self, *args, **kwargs):
+    """histogram(Tensor bins, *, Tensor? weight=None, bool density=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, histogram, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_histogram_17, _op_histogram_bins_tensor.call(self._impl, _a0._impl, None, False))
+    try:
+        i, a = _sig_histogram.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, histogram, (self,) + args, kwargs)
+    if i == 0:
+        return _make_rt(_rt_histogram_17, _op_histogram_bins_tensor.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _make_rt(_rt_histogram_17, _op_histogram_bin_ct.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
 _sig_slice_scatter = _Signatures('slice_scatter', [
     'slice_scatter(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)',
 ], numbers_as_tensors=False, is_method=True)
@@ -12114,7 +12443,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', '_is_zerotensor', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'put_', 'put', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'addr', 'addr_', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'hardshrink', 'hardshrink_backward', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'frexp', 'ldexp', 'ldexp_', 'uniform_', 'normal_', 'exponential_', 'cauchy_', 'log_normal_', 'geometric_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['absolute', 'absolute_', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctan2_', 'arctanh', 'arctanh_', 'divide', 'divide_', 'greater_equal', 'greater_equal_', 'greater', 'greater_', 'less_equal', 'less_equal_', 'less', 'less_', 'not_equal', 'not_equal_', 'negative', 'negative_', 'multiply', 'multiply_', 'subtract', 'subtract_', 'fix', 'fix_', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', '_is_zerotensor', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'put_', 'put', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'addr', 'addr_', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'hardshrink', 'hardshrink_backward', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'isposinf', 'isneginf', 'float_power', 'float_power_', 'frexp', 'ldexp', 'ldexp_', 'uniform_', 'normal_', 'exponential_', 'cauchy_', 'log_normal_', 'geometric_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'sum_to_size', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'to_dense', '_to_dense', 'to_sparse', '_to_sparse', 'to_sparse_csr', '_to_sparse_csr', 'to_sparse_csc', '_to_sparse_csc', 'to_sparse_bsr', '_to_sparse_bsr', 'to_sparse_bsc', '_to_sparse_bsc', 'coalesce', 'is_coalesced', '_coalesced_', '_nnz', 'sparse_dim', 'dense_dim', '_indices', '_values', 'indices', 'values', 'crow_indices', 'col_indices', 'ccol_indices', 'row_indices', 'sparse_mask', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'aminmax', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'renorm_', 'logcumsumexp', 'index_reduce_', 'index_reduce', 'quantile', 'nanquantile', 'histogram', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

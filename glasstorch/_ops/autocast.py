@@ -51,7 +51,7 @@ _CUDA_POLICIES = {
              "sinh", "smooth_l1_loss", "softplus", "tan", "binary_cross_entropy_with_logits", "norm.Scalar",
              "norm.ScalarOpt_dim", "cosine_similarity", "cosine_embedding_loss", "hinge_embedding_loss",
              "margin_ranking_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss", "pdist",
-             "multi_margin_loss", "multilabel_margin_loss",
+             "multi_margin_loss", "multilabel_margin_loss", "dist", "renorm", "cdist",
 
              # the upsampling operators (not their .vec overloads), as torch's CUDA fp32 list
              "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
@@ -92,7 +92,9 @@ POLICIES = {
                  "stft.center",
                  # pooling and resampling, as torch's CPU fp32 list
                  "adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "max_pool3d", "max_unpool2d",
-                 "max_unpool3d"),
+                 "max_unpool3d",
+                 # the quantiles, as in torch's CPU fp32 list
+                 "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar", "cdist"),
         "promote": ("cat", "stack", "index_copy"),
     },
     "cuda": _CUDA_POLICIES,

@@ -43,11 +43,12 @@ def check_outputs_writable(*outs) -> None:
             check_no_internal_overlap(out)
 
 
-def check_no_partial_overlap(out: TensorImpl, inp: TensorImpl) -> None:
-    """An input may be exactly the output (in place) but must not otherwise overlap it."""
+def check_no_partial_overlap(out: TensorImpl, inp: TensorImpl, *, allow_same: bool = True) -> None:
+    """An input may be exactly the output (in place) but must not otherwise overlap it; ``allow_same=False`` is
+    ``assert_no_overlap``, which refuses the in-place case too (kthvalue, the ops that read while writing)."""
     if out.storage is not inp.storage:
         return
-    if out.offset == inp.offset and out.sizes == inp.sizes and out.strides == inp.strides:
+    if allow_same and out.offset == inp.offset and out.sizes == inp.sizes and out.strides == inp.strides:
         return
     a, b = _extent(out), _extent(inp)
     if a is None or b is None:

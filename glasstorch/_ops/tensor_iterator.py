@@ -574,6 +574,8 @@ def reduction_dims(dim, ndim, *, wrap_first=True) -> tuple:
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims:
         return tuple(range(ndim))
+    if ndim > 64:  # make_dim_mask's bitset holds 64 dims (reducing over all of them needs no mask)
+        raise RuntimeError("only tensors with up to 64 dims are supported")
     wrapped = [_shape.wrap_dim(d, ndim) for d in dims] if wrap_first else None
     out = []
     for i, d in enumerate(dims):

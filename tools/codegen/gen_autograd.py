@@ -447,6 +447,7 @@ def gen_nodes(infos) -> str:
            "from glasstorch.autograd.special_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd.pool_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd.sparse_formulas import *  # noqa: F401,F403",
+           "from glasstorch.autograd.stats_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd import graph as _graph",
            "from glasstorch.autograd.graph import _BACKWARD_TWICE, NodeBase, SavedTensor  # noqa: F401",
            "from glasstorch.autograd.node_support import materialize, record, unwrap, wrap_saved", NODES_PRELUDE, ""]

@@ -68,6 +68,11 @@ from glasstorch._ops.kernels.cpu import fft as _k_kernels_cpu_fft
 from glasstorch._ops.decompositions import fft as _k_decompositions_fft
 from glasstorch._ops.kernels.composite import windows as _k_kernels_composite_windows
 from glasstorch._ops.decompositions import stft as _k_decompositions_stft
+from glasstorch._ops.kernels.cpu import stats as _k_kernels_cpu_stats
+from glasstorch._ops.kernels.cpu import histogram as _k_kernels_cpu_histogram
+from glasstorch._ops.decompositions import stats as _k_decompositions_stats
+from glasstorch._ops.kernels.cpu import index_reduce as _k_kernels_cpu_index_reduce
+from glasstorch._ops.kernels.cpu import segment_reduce as _k_kernels_cpu_segment_reduce
 from glasstorch._ops.kernels.composite import test_ops as _k_kernels_composite_test_ops
 from glasstorch._ops.kernels.composite import view_copies as _k_kernels_composite_view_copies
 from glasstorch._ops.kernels.composite import view_scatters as _k_kernels_composite_view_scatters
@@ -1698,6 +1703,48 @@ kaiser_window_beta = _def('kaiser_window.beta(int window_length, bool periodic, 
 kaiser_window_out = _def('kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)')
 kaiser_window_periodic_out = _def('kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)')
 kaiser_window_beta_out = _def('kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)')
+aminmax = _def('aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)')
+aminmax_out = _def('aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)')
+isin_Tensor_Tensor_out = _def('isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)')
+isin_Tensor_Tensor = _def('isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor')
+isin_Tensor_Scalar_out = _def('isin.Tensor_Scalar_out(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)')
+isin_Tensor_Scalar = _def('isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor')
+isin_Scalar_Tensor_out = _def('isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)')
+isin_Scalar_Tensor = _def('isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor')
+bincount = _def('bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor')
+histc_out = _def('histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)')
+histc = _def('histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor')
+cov = _def('cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor')
+corrcoef = _def('corrcoef(Tensor self) -> Tensor')
+dist = _def('dist(Tensor self, Tensor other, Scalar p=2) -> Tensor')
+renorm_out = _def('renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)')
+renorm = _def('renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor')
+renorm_ = _def('renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)')
+logcumsumexp = _def('logcumsumexp(Tensor self, int dim) -> Tensor')
+logcumsumexp_out = _def('logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)')
+index_reduce_out = _def('index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)')
+index_reduce_ = _def('index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)')
+index_reduce = _def('index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor')
+quantile = _def("quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor")
+quantile_out = _def("quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)")
+quantile_scalar = _def("quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor")
+quantile_scalar_out = _def("quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)")
+nanquantile = _def("nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor")
+nanquantile_out = _def("nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)")
+nanquantile_scalar = _def("nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor")
+nanquantile_scalar_out = _def("nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)")
+histogram_bins_tensor_out = _def('histogram.bins_tensor_out(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)')
+histogram_bins_tensor = _def('histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)')
+histogram_bin_ct_out = _def('histogram.bin_ct_out(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)')
+histogram_bin_ct = _def('histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)')
+_histogramdd_bin_edges = _def('_histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]')
+_histogramdd_from_bin_cts = _def('_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor')
+_histogramdd_from_bin_tensors = _def('_histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor')
+cdist = _def('cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor')
+_cdist_forward = _def('_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor')
+_euclidean_dist = _def('_euclidean_dist(Tensor x1, Tensor x2) -> Tensor')
+segment_reduce = _def('segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor')
+_segment_reduce_backward = _def('_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor')
 _test_warn_in_autograd = _def('_test_warn_in_autograd(Tensor self) -> Tensor')
 view_copy = _def('view_copy(Tensor self, SymInt[] size) -> Tensor')
 view_copy_out = _def('view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)')
@@ -6882,6 +6929,99 @@ _reg(kaiser_window_beta, "CompositeExplicitAutograd", _k_kernels_composite_windo
 _reg(kaiser_window_out, "CompositeExplicitAutograd", _k_kernels_composite_windows.kaiser_window_out)
 _reg(kaiser_window_periodic_out, "CompositeExplicitAutograd", _k_kernels_composite_windows.kaiser_window_periodic_out)
 _reg(kaiser_window_beta_out, "CompositeExplicitAutograd", _k_kernels_composite_windows.kaiser_window_beta_out)
+
+
+def _aminmax_structured(self, dim, keepdim):
+    return _k_kernels_cpu_stats.aminmax_out(self, dim, keepdim, None, None)
+
+
+_reg(aminmax, "CPU", _aminmax_structured)
+_reg(aminmax, "Meta", _aminmax_structured)
+_reg(aminmax_out, "CPU", _k_kernels_cpu_stats.aminmax_out)
+_reg(aminmax_out, "Meta", _k_kernels_cpu_stats.aminmax_out)
+_reg(isin_Tensor_Tensor_out, "CPU", _k_kernels_cpu_stats.isin_Tensor_Tensor_out)
+_reg(isin_Tensor_Tensor_out, "Meta", _k_kernels_cpu_stats.isin_Tensor_Tensor_out)
+
+
+def _isin_Tensor_Tensor_structured(elements, test_elements, assume_unique, invert):
+    return _k_kernels_cpu_stats.isin_Tensor_Tensor_out(elements, test_elements, assume_unique, invert, None)
+
+
+_reg(isin_Tensor_Tensor, "CPU", _functional(_k_kernels_cpu_stats.isin_Tensor_Tensor_out, 4, _isin_Tensor_Tensor_structured), '_isin_Tensor_Tensor_structured')
+_reg(isin_Tensor_Tensor, "Meta", _functional(_k_kernels_cpu_stats.isin_Tensor_Tensor_out, 4, _isin_Tensor_Tensor_structured), '_isin_Tensor_Tensor_structured')
+_reg(isin_Tensor_Scalar_out, "CPU", _k_kernels_cpu_stats.isin_Tensor_Scalar_out)
+_reg(isin_Tensor_Scalar_out, "Meta", _k_kernels_cpu_stats.isin_Tensor_Scalar_out)
+
+
+def _isin_Tensor_Scalar_structured(elements, test_element, assume_unique, invert):
+    return _k_kernels_cpu_stats.isin_Tensor_Scalar_out(elements, test_element, assume_unique, invert, None)
+
+
+_reg(isin_Tensor_Scalar, "CPU", _functional(_k_kernels_cpu_stats.isin_Tensor_Scalar_out, 4, _isin_Tensor_Scalar_structured), '_isin_Tensor_Scalar_structured')
+_reg(isin_Tensor_Scalar, "Meta", _functional(_k_kernels_cpu_stats.isin_Tensor_Scalar_out, 4, _isin_Tensor_Scalar_structured), '_isin_Tensor_Scalar_structured')
+_reg(isin_Scalar_Tensor_out, "CPU", _k_kernels_cpu_stats.isin_Scalar_Tensor_out)
+_reg(isin_Scalar_Tensor_out, "Meta", _k_kernels_cpu_stats.isin_Scalar_Tensor_out)
+
+
+def _isin_Scalar_Tensor_structured(element, test_elements, assume_unique, invert):
+    return _k_kernels_cpu_stats.isin_Scalar_Tensor_out(element, test_elements, assume_unique, invert, None)
+
+
+_reg(isin_Scalar_Tensor, "CPU", _functional(_k_kernels_cpu_stats.isin_Scalar_Tensor_out, 4, _isin_Scalar_Tensor_structured), '_isin_Scalar_Tensor_structured')
+_reg(isin_Scalar_Tensor, "Meta", _functional(_k_kernels_cpu_stats.isin_Scalar_Tensor_out, 4, _isin_Scalar_Tensor_structured), '_isin_Scalar_Tensor_structured')
+_reg(bincount, "CPU", _k_kernels_cpu_histogram.bincount_cpu)
+_reg(histc_out, "CPU", _k_kernels_cpu_histogram.histc_out_cpu)
+_reg(histc, "CPU", _k_kernels_cpu_histogram.histc_cpu)
+_reg(cov, "CompositeImplicitAutograd", _k_decompositions_stats.cov)
+_reg(corrcoef, "CompositeImplicitAutograd", _k_decompositions_stats.corrcoef)
+_reg(dist, "CompositeImplicitAutograd", _k_decompositions_stats.dist)
+_reg(renorm_out, "CompositeImplicitAutograd", _k_decompositions_stats.renorm_out)
+_reg(renorm, "CompositeExplicitAutograd", _k_decompositions_stats.renorm)
+_reg(renorm_, "CompositeImplicitAutograd", _k_decompositions_stats.renorm_)
+_reg(logcumsumexp, "CPU", _k_kernels_cpu_stats.logcumsumexp)
+_reg(logcumsumexp, "Meta", _k_kernels_cpu_stats.logcumsumexp)
+_reg(logcumsumexp_out, "CPU", _k_kernels_cpu_stats.logcumsumexp_out)
+_reg(logcumsumexp_out, "Meta", _k_kernels_cpu_stats.logcumsumexp_out)
+_reg(index_reduce_out, "CPU", _k_kernels_cpu_index_reduce.index_reduce_out)
+_reg(index_reduce_out, "Meta", _k_kernels_cpu_index_reduce.index_reduce_out)
+
+
+def _index_reduce__structured(self, dim, index, source, reduce, include_self):
+    return _k_kernels_cpu_index_reduce.index_reduce_out(self, dim, index, source, reduce, include_self, self)
+
+
+_reg(index_reduce_, "CPU", _index_reduce__structured)
+_reg(index_reduce_, "Meta", _index_reduce__structured)
+
+
+def _index_reduce_structured(self, dim, index, source, reduce, include_self):
+    return _k_kernels_cpu_index_reduce.index_reduce_out(self, dim, index, source, reduce, include_self, None)
+
+
+_reg(index_reduce, "CPU", _functional(_k_kernels_cpu_index_reduce.index_reduce_out, 6, _index_reduce_structured), '_index_reduce_structured')
+_reg(index_reduce, "Meta", _functional(_k_kernels_cpu_index_reduce.index_reduce_out, 6, _index_reduce_structured), '_index_reduce_structured')
+_reg(quantile, "CompositeImplicitAutograd", _k_decompositions_stats.quantile)
+_reg(quantile_out, "CompositeImplicitAutograd", _k_decompositions_stats.quantile_out)
+_reg(quantile_scalar, "CompositeImplicitAutograd", _k_decompositions_stats.quantile_scalar)
+_reg(quantile_scalar_out, "CompositeImplicitAutograd", _k_decompositions_stats.quantile_scalar_out)
+_reg(nanquantile, "CompositeImplicitAutograd", _k_decompositions_stats.nanquantile)
+_reg(nanquantile_out, "CompositeImplicitAutograd", _k_decompositions_stats.nanquantile_out)
+_reg(nanquantile_scalar, "CompositeImplicitAutograd", _k_decompositions_stats.nanquantile_scalar)
+_reg(nanquantile_scalar_out, "CompositeImplicitAutograd", _k_decompositions_stats.nanquantile_scalar_out)
+_reg(histogram_bins_tensor_out, "CPU", _k_kernels_cpu_histogram.histogram_bins_tensor_out)
+_reg(histogram_bins_tensor, "CPU", _k_kernels_cpu_histogram.histogram_bins_tensor)
+_reg(histogram_bin_ct_out, "CPU", _k_kernels_cpu_histogram.histogram_bin_ct_out)
+_reg(histogram_bin_ct, "CPU", _k_kernels_cpu_histogram.histogram_bin_ct)
+_reg(_histogramdd_bin_edges, "CPU", _k_kernels_cpu_histogram.histogramdd_bin_edges_cpu)
+_reg(_histogramdd_from_bin_cts, "CPU", _k_kernels_cpu_histogram.histogramdd_from_bin_cts_cpu)
+_reg(_histogramdd_from_bin_tensors, "CPU", _k_kernels_cpu_histogram.histogramdd_from_bin_tensors_cpu)
+_reg(cdist, "CompositeImplicitAutograd", _k_decompositions_stats.cdist)
+_reg(_cdist_forward, "CPU", _k_kernels_cpu_distance.cdist_forward_cpu)
+_reg(_cdist_forward, "Meta", _k_kernels_cpu_distance.cdist_forward_cpu)
+_reg(_euclidean_dist, "CPU", _k_kernels_cpu_distance.euclidean_dist_cpu)
+_reg(_euclidean_dist, "Meta", _k_kernels_cpu_distance.euclidean_dist_cpu)
+_reg(segment_reduce, "CPU", _k_kernels_cpu_segment_reduce.segment_reduce_cpu)
+_reg(_segment_reduce_backward, "CPU", _k_kernels_cpu_segment_reduce.segment_reduce_backward_cpu)
 _reg(_test_warn_in_autograd, "CompositeExplicitAutograd", _k_kernels_composite_test_ops.test_warn_in_autograd)
 _reg(view_copy, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy)
 _reg(view_copy_out, "CompositeExplicitAutograd", _k_kernels_composite_view_copies.view_copy_out)
@@ -7623,6 +7763,16 @@ _layer(kaiser_window_beta, "BackendSelect", _layers.backend_select_kernel(kaiser
 _layer(kaiser_window_out, "ADInplaceOrView", _layers.inplace_kernel(kaiser_window_out, (1,)))
 _layer(kaiser_window_periodic_out, "ADInplaceOrView", _layers.inplace_kernel(kaiser_window_periodic_out, (2,)))
 _layer(kaiser_window_beta_out, "ADInplaceOrView", _layers.inplace_kernel(kaiser_window_beta_out, (3,)))
+_layer(aminmax_out, "ADInplaceOrView", _layers.inplace_kernel(aminmax_out, (3, 4)))
+_layer(isin_Tensor_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Tensor_Tensor_out, (4,)))
+_layer(isin_Tensor_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Tensor_Scalar_out, (4,)))
+_layer(isin_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(isin_Scalar_Tensor_out, (4,)))
+_layer(histc_out, "ADInplaceOrView", _layers.inplace_kernel(histc_out, (4,)))
+_layer(logcumsumexp_out, "ADInplaceOrView", _layers.inplace_kernel(logcumsumexp_out, (2,)))
+_layer(index_reduce_out, "ADInplaceOrView", _layers.inplace_kernel(index_reduce_out, (6,)))
+_layer(index_reduce_, "ADInplaceOrView", _layers.inplace_kernel(index_reduce_, (0,)))
+_layer(histogram_bins_tensor_out, "ADInplaceOrView", _layers.inplace_kernel(histogram_bins_tensor_out, (4, 5)))
+_layer(histogram_bin_ct_out, "ADInplaceOrView", _layers.inplace_kernel(histogram_bin_ct_out, (5, 6)))
 _layer(view_copy_out, "ADInplaceOrView", _layers.inplace_kernel(view_copy_out, (2,)))
 _layer(view_copy_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(view_copy_dtype_out, (2,)))
 _layer(_reshape_alias_copy_out, "ADInplaceOrView", _layers.inplace_kernel(_reshape_alias_copy_out, (3,)))

@@ -3132,6 +3132,75 @@ def _autograd__unsafe_masked_index_put_accumulate(ks, self, mask, indices, value
 register_autograd('aten::_unsafe_masked_index_put_accumulate', _autograd__unsafe_masked_index_put_accumulate)
 
 
+_op_index_reduce = _get_op('aten::index_reduce')
+_fw_index_reduce = FwSpec(_op_index_reduce, (0, 3), (False, False), 'functional', None)
+
+
+def _autograd_index_reduce(ks, self, dim, index, source, reduce, include_self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_reduce, _autograd_index_reduce, ks, self, dim, index, source, reduce, include_self)
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+        node = _n.IndexReduceBackward0()
+        node.next_edges = record.edges(self, source)
+        node.self_ = record.save(self)
+        node.index_ = record.save(index)
+        node.source_ = record.save(source)
+        node.dim_ = dim
+        node.reduce_ = reduce
+        node.include_self_ = include_self
+        result = _op_index_reduce.redispatch(ks, self, dim, index, source, reduce, include_self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_index_reduce.redispatch(ks, self, dim, index, source, reduce, include_self)
+
+
+register_autograd('aten::index_reduce', _autograd_index_reduce)
+
+
+_op_index_reduce_out = _get_op('aten::index_reduce.out')
+
+
+def _autograd_index_reduce_out(ks, self, dim, index, source, reduce, include_self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('index_reduce', self, index, source, out)
+    result = _op_index_reduce_out.redispatch(ks, self, dim, index, source, reduce, include_self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('index_reduce', self, index, source, out)
+    return result
+
+
+register_autograd('aten::index_reduce.out', _autograd_index_reduce_out)
+
+
+_op_index_reduce_ = _get_op('aten::index_reduce_')
+_fw_index_reduce_ = FwSpec(_op_index_reduce_, (0, 3), (False, False), 'inplace', None)
+
+
+def _autograd_index_reduce_(ks, self, dim, index, source, reduce, include_self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_reduce_, _autograd_index_reduce_, ks, self, dim, index, source, reduce, include_self)
+    if ((type(self) is _TI and (self.autograd is not None or self.base is not None)) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
+        check_inplace(self)
+        node = _n.IndexReduceBackward0()
+        node.next_edges = record.edges(self, source)
+        node.self_ = record.save(record.clone(self))
+        node.index_ = record.save(index)
+        node.source_ = record.save(source)
+        node.dim_ = dim
+        node.reduce_ = reduce
+        node.include_self_ = include_self
+        result = _op_index_reduce_.redispatch(ks, self, dim, index, source, reduce, include_self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_index_reduce_.redispatch(ks, self, dim, index, source, reduce, include_self)
+
+
+register_autograd('aten::index_reduce_', _autograd_index_reduce_)
+
+
 _op_mm = _get_op('aten::mm')
 _fw_mm = FwSpec(_op_mm, (0, 1), (False, False), 'functional', _n._MmBackward0_jvp)
 
@@ -14272,6 +14341,83 @@ def _autograd_nansum_out(ks, self, dim, keepdim, dtype, out):
 register_autograd('aten::nansum.out', _autograd_nansum_out)
 
 
+_op_aminmax = _get_op('aten::aminmax')
+_fw_aminmax = FwSpec(_op_aminmax, (0,), (False,), 'functional', None)
+
+
+def _autograd_aminmax(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_aminmax, _autograd_aminmax, ks, self, dim, keepdim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.AminmaxBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        result = _op_aminmax.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        record.history(result, node, None)
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op_aminmax.redispatch(ks, self, dim, keepdim)
+
+
+register_autograd('aten::aminmax', _autograd_aminmax)
+
+
+_op_aminmax_out = _get_op('aten::aminmax.out')
+
+
+def _autograd_aminmax_out(ks, self, dim, keepdim, min, max):
+    if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None):
+        out_not_differentiable('aminmax', self, min, max)
+    result = _op_aminmax_out.redispatch(ks, self, dim, keepdim, min, max)
+    if _fw.level >= 0:
+        out_no_forward_ad('aminmax', self, min, max)
+    return result
+
+
+register_autograd('aten::aminmax.out', _autograd_aminmax_out)
+
+
+_op_logcumsumexp = _get_op('aten::logcumsumexp')
+_fw_logcumsumexp = FwSpec(_op_logcumsumexp, (0,), (False,), 'functional', _n._LogcumsumexpBackward0_jvp)
+
+
+def _autograd_logcumsumexp(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_logcumsumexp, _autograd_logcumsumexp, ks, self, dim)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.LogcumsumexpBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        result = _op_logcumsumexp.redispatch(ks, self, dim)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_logcumsumexp.redispatch(ks, self, dim)
+
+
+register_autograd('aten::logcumsumexp', _autograd_logcumsumexp)
+
+
+_op_logcumsumexp_out = _get_op('aten::logcumsumexp.out')
+
+
+def _autograd_logcumsumexp_out(ks, self, dim, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('logcumsumexp', self, out)
+    result = _op_logcumsumexp_out.redispatch(ks, self, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('logcumsumexp', self, out)
+    return result
+
+
+register_autograd('aten::logcumsumexp.out', _autograd_logcumsumexp_out)
+
+
 _op_cat = _get_op('aten::cat')
 _fw_cat = FwSpec(_op_cat, (0,), (True,), 'functional', LINEAR)
 
@@ -18247,6 +18393,148 @@ def _autograd__fft_c2c_out(ks, self, dim, normalization, forward, out):
 
 
 register_autograd('aten::_fft_c2c.out', _autograd__fft_c2c_out)
+
+
+_op__cdist_forward = _get_op('aten::_cdist_forward')
+_fw__cdist_forward = FwSpec(_op__cdist_forward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__cdist_forward(ks, x1, x2, p, compute_mode):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__cdist_forward, _autograd__cdist_forward, ks, x1, x2, p, compute_mode)
+    if ((type(x1) is _TI and x1.autograd is not None) or (type(x2) is _TI and x2.autograd is not None)) and _gs.enabled and requires_grad_any(x1, x2):
+        node = _n.CdistBackward0()
+        node.next_edges = record.edges(x1, x2)
+        node.x1_ = record.save(x1)
+        node.x2_ = record.save(x2)
+        node.p_ = p
+        result = _op__cdist_forward.redispatch(ks, x1, x2, p, compute_mode)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__cdist_forward.redispatch(ks, x1, x2, p, compute_mode)
+
+
+register_autograd('aten::_cdist_forward', _autograd__cdist_forward)
+
+
+_op__euclidean_dist = _get_op('aten::_euclidean_dist')
+_fw__euclidean_dist = FwSpec(_op__euclidean_dist, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__euclidean_dist(ks, x1, x2):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__euclidean_dist, _autograd__euclidean_dist, ks, x1, x2)
+    if ((type(x1) is _TI and x1.autograd is not None) or (type(x2) is _TI and x2.autograd is not None)) and _gs.enabled and requires_grad_any(x1, x2):
+        node = _n.EuclideanDistBackward0()
+        node.next_edges = record.edges(x1, x2)
+        node.x1_ = record.save(x1)
+        node.x2_ = record.save(x2)
+        result = _op__euclidean_dist.redispatch(ks, x1, x2)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__euclidean_dist.redispatch(ks, x1, x2)
+
+
+register_autograd('aten::_euclidean_dist', _autograd__euclidean_dist)
+
+
+_op_segment_reduce = _get_op('aten::segment_reduce')
+_fw_segment_reduce = FwSpec(_op_segment_reduce, (0,), (False,), 'functional', None)
+
+
+def _autograd_segment_reduce(ks, data, reduce, lengths, indices, offsets, axis, unsafe, initial):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_segment_reduce, _autograd_segment_reduce, ks, data, reduce, lengths, indices, offsets, axis, unsafe, initial)
+    if _gs.enabled:
+        _rg = (type(data) is _TI and data.autograd is not None) and requires_grad_any(data)
+        if (type(lengths) is _TI and lengths.autograd is not None) and requires_grad_any(lengths):
+            _not_differentiable('segment_reduce', 'lengths')
+        if (type(indices) is _TI and indices.autograd is not None) and requires_grad_any(indices):
+            _not_differentiable('segment_reduce', 'indices')
+        if (type(offsets) is _TI and offsets.autograd is not None) and requires_grad_any(offsets):
+            _not_differentiable('segment_reduce', 'offsets')
+        if _rg:
+            node = _n.SegmentReduceBackward0()
+            node.next_edges = record.edges(data)
+            node.data_ = record.save(data)
+            node.lengths_ = record.save(lengths)
+            node.offsets_ = record.save(offsets)
+            node.reduce_ = reduce
+            node.axis_ = axis
+            node.initial_ = initial
+            result = _op_segment_reduce.redispatch(ks, data, reduce, lengths, indices, offsets, axis, unsafe, initial)
+            record.output(result, node)
+            node.result_ = record.save_output(result)
+            return result
+    return _op_segment_reduce.redispatch(ks, data, reduce, lengths, indices, offsets, axis, unsafe, initial)
+
+
+register_autograd('aten::segment_reduce', _autograd_segment_reduce)
+
+
+_op_renorm = _get_op('aten::renorm')
+_fw_renorm = FwSpec(_op_renorm, (0,), (False,), 'functional', None)
+
+
+def _autograd_renorm(ks, self, p, dim, maxnorm):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_renorm, _autograd_renorm, ks, self, p, dim, maxnorm)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.RenormBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.p_ = p
+        node.dim_ = dim
+        node.maxnorm_ = maxnorm
+        result = _op_renorm.redispatch(ks, self, p, dim, maxnorm)
+        record.output(result, node)
+        return result
+    return _op_renorm.redispatch(ks, self, p, dim, maxnorm)
+
+
+register_autograd('aten::renorm', _autograd_renorm)
+
+
+_op_renorm_out = _get_op('aten::renorm.out')
+
+
+def _autograd_renorm_out(ks, self, p, dim, maxnorm, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('renorm', self, out)
+    result = _op_renorm_out.redispatch(ks, self, p, dim, maxnorm, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('renorm', self, out)
+    return result
+
+
+register_autograd('aten::renorm.out', _autograd_renorm_out)
+
+
+_op_renorm_ = _get_op('aten::renorm_')
+_fw_renorm_ = FwSpec(_op_renorm_, (0,), (False,), 'inplace', None)
+
+
+def _autograd_renorm_(ks, self, p, dim, maxnorm):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_renorm_, _autograd_renorm_, ks, self, p, dim, maxnorm)
+    if (type(self) is _TI and (self.autograd is not None or self.base is not None)) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.RenormBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.p_ = p
+        node.dim_ = dim
+        node.maxnorm_ = maxnorm
+        result = _op_renorm_.redispatch(ks, self, p, dim, maxnorm)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_renorm_.redispatch(ks, self, p, dim, maxnorm)
+
+
+register_autograd('aten::renorm_', _autograd_renorm_)
 
 
 _op__test_warn_in_autograd = _get_op('aten::_test_warn_in_autograd')

@@ -9,6 +9,7 @@ from glasstorch.autograd.fft_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.special_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.pool_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.sparse_formulas import *  # noqa: F401,F403
+from glasstorch.autograd.stats_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, NodeBase, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, record, unwrap, wrap_saved
@@ -3832,6 +3833,79 @@ class UnsafeMaskedIndexPutAccumulateBackward0(NodeBase):
     @property
     def _raw_saved_indices(self):
         return self.indices_
+
+
+def _IndexReduceBackward0_0(grad, grads, self, index, source, dim, reduce, include_self, result):
+    return index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)
+
+
+class IndexReduceBackward0(NodeBase):
+    """Backward of ``index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:110)."""
+
+    __slots__ = ('self_', 'index_', 'source_', 'dim_', 'reduce_', 'include_self_', 'result_')
+    _tensor_slots = ('self_', 'index_', 'source_', 'result_')
+    _inputs = ('self', 'source')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = _unpack(node, node.index_, 'IndexReduceBackward0')
+        result = wrap_saved(node.result_, 'IndexReduceBackward0', node)
+        self = _unpack(node, node.self_, 'IndexReduceBackward0')
+        source = _unpack(node, node.source_, 'IndexReduceBackward0')
+        dim = node.dim_
+        reduce = node.reduce_
+        include_self = node.include_self_
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _IndexReduceBackward0_0(grad, grads, self, index, source, dim, reduce, include_self, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'IndexReduceBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_index(self):
+        return _unpack(self, self.index_, 'IndexReduceBackward0')
+
+    @property
+    def _raw_saved_index(self):
+        return self.index_
+
+    @property
+    def _saved_source(self):
+        return _unpack(self, self.source_, 'IndexReduceBackward0')
+
+    @property
+    def _raw_saved_source(self):
+        return self.source_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'IndexReduceBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_reduce(self):
+        return self.reduce_
+
+    @property
+    def _saved_include_self(self):
+        return self.include_self_
 
 
 def _MmBackward0_0(grad, grads, self, mat2):
@@ -15034,6 +15108,109 @@ class NansumBackward0(NodeBase):
         return self.keepdim_
 
 
+def _AminmaxBackward0_0(grad, grads, self, dim, keepdim, result):
+    return aminmax_backward(grads[0], grads[1], self, dim, keepdim, result[0], result[1])
+
+
+class AminmaxBackward0(NodeBase):
+    """Backward of ``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)`` (glasstorch/_ops/derivatives/reduce.yaml:85)."""
+
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'AminmaxBackward0', node)
+        self = _unpack(node, node.self_, 'AminmaxBackward0')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AminmaxBackward0_0(grad, grads, self, dim, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AminmaxBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_min(self):
+        return wrap_saved(self.result_[0], 'AminmaxBackward0', self)
+
+    @property
+    def _raw_saved_min(self):
+        return self.result_[0]
+
+    @property
+    def _saved_max(self):
+        return wrap_saved(self.result_[1], 'AminmaxBackward0', self)
+
+    @property
+    def _raw_saved_max(self):
+        return self.result_[1]
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _LogcumsumexpBackward0_0(grad, grads, self, dim, result):
+    return logcumsumexp_backward(grad, self, result, dim)
+
+
+class LogcumsumexpBackward0(NodeBase):
+    """Backward of ``logcumsumexp(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:88)."""
+
+    __slots__ = ('self_', 'dim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LogcumsumexpBackward0', node)
+        self = _unpack(node, node.self_, 'LogcumsumexpBackward0')
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogcumsumexpBackward0_0(grad, grads, self, dim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LogcumsumexpBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LogcumsumexpBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _LogcumsumexpBackward0_jvp(self_p, self_t, dim, result):
+    return logcumsumexp_jvp(self_p, self_t, dim)
+
+
 def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
     return cat_tensors_backward(grad, tensors_sizes, tensors_dtype, dim)
 
@@ -17730,6 +17907,228 @@ class FftC2CBackward0(NodeBase):
     @property
     def _saved_forward(self):
         return self.forward_
+
+
+def _CdistBackward0_0(grad, grads, x1, x2, p, result):
+    return cdist_backward(grad, x1, x2, p, result)
+
+
+def _CdistBackward0_1(grad, grads, x1, x2, p, result):
+    return cdist_backward(grad.mT, x2, x1, p, result.mT)
+
+
+class CdistBackward0(NodeBase):
+    """Backward of ``_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor`` (glasstorch/_ops/derivatives/stats.yaml:3)."""
+
+    __slots__ = ('x1_', 'x2_', 'p_', 'result_')
+    _tensor_slots = ('x1_', 'x2_', 'result_')
+    _inputs = ('x1', 'x2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'CdistBackward0', node)
+        x1 = _unpack(node, node.x1_, 'CdistBackward0')
+        x2 = _unpack(node, node.x2_, 'CdistBackward0')
+        p = node.p_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CdistBackward0_0(grad, grads, x1, x2, p, result))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_CdistBackward0_1(grad, grads, x1, x2, p, result))
+        return out
+
+    @property
+    def _saved_x1(self):
+        return _unpack(self, self.x1_, 'CdistBackward0')
+
+    @property
+    def _raw_saved_x1(self):
+        return self.x1_
+
+    @property
+    def _saved_x2(self):
+        return _unpack(self, self.x2_, 'CdistBackward0')
+
+    @property
+    def _raw_saved_x2(self):
+        return self.x2_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'CdistBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+
+def _EuclideanDistBackward0_0(grad, grads, x1, x2, result):
+    return euclidean_dist_backward(grad, x1, x2, result)
+
+
+class EuclideanDistBackward0(NodeBase):
+    """Backward of ``_euclidean_dist(Tensor x1, Tensor x2) -> Tensor`` (glasstorch/_ops/derivatives/stats.yaml:7)."""
+
+    __slots__ = ('x1_', 'x2_', 'result_')
+    _tensor_slots = ('x1_', 'x2_', 'result_')
+    _inputs = ('x1', 'x2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'EuclideanDistBackward0', node)
+        x1 = _unpack(node, node.x1_, 'EuclideanDistBackward0')
+        x2 = _unpack(node, node.x2_, 'EuclideanDistBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _EuclideanDistBackward0_0(grad, grads, x1, x2, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_x1(self):
+        return _unpack(self, self.x1_, 'EuclideanDistBackward0')
+
+    @property
+    def _raw_saved_x1(self):
+        return self.x1_
+
+    @property
+    def _saved_x2(self):
+        return _unpack(self, self.x2_, 'EuclideanDistBackward0')
+
+    @property
+    def _raw_saved_x2(self):
+        return self.x2_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'EuclideanDistBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _SegmentReduceBackward0_0(grad, grads, data, lengths, offsets, reduce, axis, initial, result):
+    return segment_reduce_backward(grad, result, data, reduce, lengths, offsets, axis, initial)
+
+
+class SegmentReduceBackward0(NodeBase):
+    """Backward of ``segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor`` (glasstorch/_ops/derivatives/stats.yaml:10)."""
+
+    __slots__ = ('data_', 'lengths_', 'offsets_', 'reduce_', 'axis_', 'initial_', 'result_')
+    _tensor_slots = ('data_', 'lengths_', 'offsets_', 'result_')
+    _inputs = ('data',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        data = _unpack(node, node.data_, 'SegmentReduceBackward0')
+        lengths = _unpack(node, node.lengths_, 'SegmentReduceBackward0')
+        offsets = _unpack(node, node.offsets_, 'SegmentReduceBackward0')
+        result = wrap_saved(node.result_, 'SegmentReduceBackward0', node)
+        reduce = node.reduce_
+        axis = node.axis_
+        initial = node.initial_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SegmentReduceBackward0_0(grad, grads, data, lengths, offsets, reduce, axis, initial, result))
+        return out
+
+    @property
+    def _saved_data(self):
+        return _unpack(self, self.data_, 'SegmentReduceBackward0')
+
+    @property
+    def _raw_saved_data(self):
+        return self.data_
+
+    @property
+    def _saved_lengths(self):
+        return _unpack(self, self.lengths_, 'SegmentReduceBackward0')
+
+    @property
+    def _raw_saved_lengths(self):
+        return self.lengths_
+
+    @property
+    def _saved_offsets(self):
+        return _unpack(self, self.offsets_, 'SegmentReduceBackward0')
+
+    @property
+    def _raw_saved_offsets(self):
+        return self.offsets_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SegmentReduceBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_reduce(self):
+        return self.reduce_
+
+    @property
+    def _saved_axis(self):
+        return self.axis_
+
+    @property
+    def _saved_initial(self):
+        return self.initial_
+
+
+def _RenormBackward0_0(grad, grads, self, p, dim, maxnorm):
+    return renorm_backward(grad, self, p, dim, maxnorm)
+
+
+class RenormBackward0(NodeBase):
+    """Backward of ``renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor`` (glasstorch/_ops/derivatives/stats.yaml:13)."""
+
+    __slots__ = ('self_', 'p_', 'dim_', 'maxnorm_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'RenormBackward0')
+        p = node.p_
+        dim = node.dim_
+        maxnorm = node.maxnorm_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RenormBackward0_0(grad, grads, self, p, dim, maxnorm))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'RenormBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_maxnorm(self):
+        return self.maxnorm_
 
 
 def _TestWarnInAutogradBackward0_0(grad, grads):

@@ -478,25 +478,27 @@ def _dim_slices(arr, dim):
     return np.moveaxis(arr.reshape(arr.shape or (1,)), dim, 0)
 
 
-def index_add_out(self, dim, index, source, alpha, out):
+def _index_func_checks(func, self, dim, index, source, out):
+    """PyTorch's ``index_func_meta_impl`` (index_add, index_reduce): the index, dtypes and shapes agree, and a given
+    result (in place: self) overlaps nothing it reads.  Returns the wrapped dim."""
     dim = wrap_dim(dim, self.ndim)
     numel = index.numel()
     if index.ndim > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+        raise IndexError(f"{func}_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
                          f"{_name(index.dtype)} and size: {fmt(index.sizes)}")
     if index.dtype not in _INT_INDEX:
-        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {_name(index.dtype)}")
+        raise RuntimeError(f"{func}_(): Expected dtype int32/int64 for index but got: {_name(index.dtype)}")
     if self.dtype is not source.dtype:
-        raise RuntimeError(f"index_add_(): self ({_name(self.dtype)}) and source ({_name(source.dtype)}) must have "
+        raise RuntimeError(f"{func}_(): self ({_name(self.dtype)}) and source ({_name(source.dtype)}) must have "
                            f"the same scalar type")
     if dim != 0 and dim >= source.ndim:
-        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+        raise RuntimeError(f"{func}_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
                            f"{source.ndim}")
     if source.ndim == 0:
         if numel != 1:  # PyTorch's message reads source.size(dim), which raises for a 0-dim source
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     elif numel != source.sizes[dim]:
-        raise RuntimeError(f"index_add_(): Number of indices ({numel}) should be equal to source.size(dim): "
+        raise RuntimeError(f"{func}_(): Number of indices ({numel}) should be equal to source.size(dim): "
                            f"({source.sizes[dim]}), for dim: {dim}")
     ss, sr = list(self.sizes), list(source.sizes)
     if source.ndim and self.ndim:
@@ -509,6 +511,12 @@ def index_add_out(self, dim, index, source, alpha, out):
         check_no_internal_overlap(out)
         assert_no_overlap(out, index)
         assert_no_overlap(out, source)
+    return dim
+
+
+def index_add_out(self, dim, index, source, alpha, out):
+    dim = _index_func_checks("index_add", self, dim, index, source, out)
+    numel = index.numel()
     out = _self_output(self, out)
     if is_meta(out, index, source) or numel == 0 or (self.ndim > 1 and not self.numel()):
         return out  # PyTorch's slice loop: nothing to add, no index read

@@ -27,8 +27,9 @@ from ...._core import shape as _shape
 from ...._core.user_warning import warn_once
 from ...._tensor.impl import TensorImpl, empty_strided_impl
 from ...aten import aten
-from ...overlap import check_outputs_writable
+from ...overlap import check_no_partial_overlap, check_outputs_writable
 from ...tensor_iterator import common_dtype, reduced_shape, resize_out
+from . import quickselect as _quickselect
 from .linalg import is_meta, not_implemented, set_output
 
 __all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique_cpu", "unique2_cpu", "unique_dim_cpu",
@@ -165,22 +166,32 @@ def kthvalue_out(self: TensorImpl, k, dim=-1, keepdim=False, values=None, indice
     if self.dtype is _dt.bool or self.dtype.is_complex:
         raise not_implemented("kthvalue_cpu", self.dtype)
     check_outputs_writable(values, indices)
+    for out in (values, indices):
+        check_no_partial_overlap(out, self, allow_same=False)
     a = self.as_numpy()
     if self.ndim == 0:
         values.as_numpy()[()] = a[()]
         indices.as_numpy()[()] = 0
         return values, indices
-    keys = _keys(a)
-    if self.sizes[d] > 64:  # selection in O(n); ties are then in no particular order, as with PyTorch's quickselect
-        idx = np.take(np.argpartition(keys, k - 1, axis=d), [k - 1], axis=d)
-    else:
-        idx = np.take(stable_argsort(keys, d, False), [k - 1], axis=d)
+    idx = _kth_indices(_keys(a), k, d)
     v = np.take_along_axis(a, idx, axis=d)
     if not keepdim:
         idx, v = np.squeeze(idx, axis=d), np.squeeze(v, axis=d)
     np.copyto(values.as_numpy(), v)
     np.copyto(indices.as_numpy(), idx)
     return values, indices
+
+
+def _kth_indices(keys: np.ndarray, k: int, d: int) -> np.ndarray:
+    """Positions of the ``k``-th smallest keys along ``d`` (kept as a size-1 dim), ties resolved by PyTorch's
+    quickselect when the C library is there, else by a stable order (an O(n) partition for long rows)."""
+    rows = np.moveaxis(keys, d, -1)
+    picked = _quickselect.select_indices(rows.reshape(-1, rows.shape[-1]), k - 1)
+    if picked is not None:
+        return np.moveaxis(picked.reshape(rows.shape[:-1] + (1,)), -1, d)
+    if keys.shape[d] > 64:
+        return np.take(np.argpartition(keys, k - 1, axis=d), [k - 1], axis=d)
+    return np.take(stable_argsort(keys, d, False), [k - 1], axis=d)
 
 
 def kthvalue(self: TensorImpl, k, dim=-1, keepdim=False):
@@ -633,6 +644,8 @@ def bucketize_scalar_cpu(self, boundaries, out_int32=False, right=False):
 # -- nonzero -------------------------------------------------------------------------------------------------
 def _nonzero_coords(self: TensorImpl):
     a = self.as_numpy()
+    if a.dtype.names:  # complex32's (real, imag) float16 pairs: nonzero when either part is
+        a = (a["real"] != 0) | (a["imag"] != 0)
     if self.ndim == 0:
         return (), 1 if a[()] != 0 else 0
     coords = np.nonzero(a != 0)  # NaN counts as nonzero
