@@ -66,7 +66,9 @@ def _compare(run, what, op):
         assert got == want, f"{what}:\n  glasstorch: {got}\n  torch:      {want}"
         return
     assert got[:2] == want[:2], f"{what}: {got[:2]} != torch {want[:2]}"
-    rtol = 1e-6 if op in _TRANSCENDENTAL else 0
+    # std/var of a complex input end in a square root whose last bit follows torch's vectorised |z|^2 on the CPU at
+    # hand (AVX-512 cores differ by one ulp from AVX2 ones); a wrong computing dtype is off by far more
+    rtol = 1e-6 if op in _TRANSCENDENTAL else 4e-16 if op in ("std", "var") else 0
     np.testing.assert_allclose(got[2], want[2], rtol=rtol, atol=0, equal_nan=True, err_msg=what)
 
 

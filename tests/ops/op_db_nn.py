@@ -367,9 +367,11 @@ def backward_op_errors(*extra, dtypes=("bool", "complex64")):
 
 
 def _onednn_gelu(dtype) -> bool:
-    """Whether torch hands gelu_backward ('none') of ``dtype`` to oneDNN (float32; bfloat16 on AVX-512 cores), which
-    cannot broadcast and refuses a grad of another dtype ("could not create a primitive descriptor")."""
-    return dtype == "float32" or (dtype == "bfloat16" and cpu_features.onednn_bf16())
+    """Whether torch hands gelu_backward ('none') of ``dtype`` to oneDNN (float32; bfloat16 on AVX-512 cores; float16
+    on AVX512-FP16 cores), which cannot broadcast and refuses a grad of another dtype ("could not create a primitive
+    descriptor")."""
+    return dtype == "float32" or (dtype == "bfloat16" and cpu_features.onednn_bf16()) or (
+        dtype == "float16" and cpu_features.onednn_fp16())
 
 
 def gelu_backward_samples(dtype):

@@ -339,7 +339,8 @@ def gelu_out(self, approximate, out):
 
 # Note [gelu's special values follow torch's kernel]
 # torch's CPU gelu (approximate='none') hands a contiguous float32 input of more than one element, or a bfloat16
-# one on AVX-512 cores (mkldnn_bf16_device_check), to oneDNN's eltwise gelu_erf (use_mkldnn in Activation.cpp);
+# one on AVX-512 cores (mkldnn_bf16_device_check), or a float16 one on AVX512-FP16 cores (mkldnn_fp16_device_check),
+# to oneDNN's eltwise gelu_erf (use_mkldnn in Activation.cpp);
 # other inputs take its own kernel, x * 0.5 * (1 + erf(x / sqrt 2)).  oneDNN JITs per CPU, and the special values
 # differ (torch 2.13, measured with ONEDNN_MAX_CPU_ISA):
 #   own kernel:              gelu(+inf) = inf,  zeros keep x's sign (gelu(-0.0) = -0.0, gelu(-20) = -0.0)
@@ -354,7 +355,8 @@ def gelu_out(self, approximate, out):
 # tests/test_ckernels.py also runs both with ONEDNN_MAX_CPU_ISA=AVX2 to pin the AVX2 row on an AVX-512 machine.
 def _gelu_kernel(self) -> str:
     """The compiled loop (``ckernels_src.UNARY``) whose specials are those of the kernel torch's gelu picks."""
-    onednn = self.dtype is _dt.float32 or (self.dtype is _dt.bfloat16 and _cpu.onednn_bf16())
+    onednn = self.dtype is _dt.float32 or (self.dtype is _dt.bfloat16 and _cpu.onednn_bf16()) or (
+        self.dtype is _dt.float16 and _cpu.onednn_fp16())
     return _ck_src.gelu_loop(onednn and self.numel() > 1 and self.is_contiguous())
 
 
