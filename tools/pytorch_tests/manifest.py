@@ -30,9 +30,11 @@ def local_name(upstream: str) -> str:
 def update(files_dir: Path) -> dict[str, dict]:
     """Fold the transcribers' ``MANIFEST-*.json`` files under ``files_dir`` into manifest.json."""
     merged = entries() if MANIFEST.exists() else {}
-    for path in sorted(files_dir.glob("MANIFEST-*.json")):
+    for path in sorted([*files_dir.glob("MANIFEST-*.json"), *files_dir.glob("pinned/MANIFEST-*.json")]):
         e = json.loads(path.read_text(encoding="utf-8"))
-        merged[local_name(e["path"])] = {k: e[k] for k in ("path", "commit", "total_chars", "sha256", "note") if k in e}
+        prefix = "pinned/" if path.parent.name == "pinned" else ""
+        keys = ("path", "commit", "total_chars", "sha256", "note")
+        merged[prefix + local_name(e["path"])] = {k: e[k] for k in keys if k in e}
     MANIFEST.write_text(json.dumps(dict(sorted(merged.items())), indent=1) + "\n", encoding="utf-8")
     return merged
 

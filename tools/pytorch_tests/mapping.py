@@ -5,6 +5,8 @@ rewritten statement loads). A module name is matched against ``RULES`` by its lo
 of three destinations:
 
 * ``GLASS`` -- the library under test: ``torch.nn.functional`` becomes ``glasstorch.nn.functional``.
+* ``GLASS_HARNESS`` -- a harness module whose tests are data written against ``torch`` (``common_nn``), imported
+  as a rewritten copy so that those tests exercise glasstorch.
 * ``HARNESS`` -- torch's own test harness from the installed wheel (``TestCase``, ``instantiate_device_type_tests``,
   ``parametrize``, the ``dtypes`` decorators). The rewriter leaves such an import as it is, unless
   ``NAME_OVERRIDES`` sends some of its names to an adapter.
@@ -18,6 +20,7 @@ import importlib.util
 
 GLASS = "glass"
 HARNESS = "harness"
+GLASS_HARNESS = "glass-harness"  # a harness module rewritten like a test file (adapters/harness.py)
 _ADAPTERS = "tools.pytorch_tests.adapters"
 
 def _module_exists(name: str) -> bool:
@@ -38,6 +41,8 @@ RULES: dict[str, str] = {
     "torch": GLASS,
     # torch's test harness stays torch's.
     "torch.testing._internal": HARNESS,
+    # Its tests are data (module_tests, NewModuleTest): imported as is they would test torch.
+    "torch.testing._internal.common_nn": GLASS_HARNESS,
     # Dtype lists (all_types_and, floating_types, ...) are built from torch dtypes; the adapter maps them.
     "torch.testing._internal.common_dtype": f"{_ADAPTERS}.common_dtype",
     "torch.testing._internal.two_tensor": "two_tensor",  # see two_tensor_target()
@@ -59,10 +64,23 @@ NAME_OVERRIDES: dict[str, dict[str, str]] = {
         "make_tensor": f"{_ADAPTERS}.testing",
         "set_default_dtype": f"{_ADAPTERS}.common_utils",
         "freeze_rng_state": f"{_ADAPTERS}.common_utils",
+        "_assertGradAndGradgradChecks": f"{_ADAPTERS}.common_utils",
+        "dtype2prec_DONTUSE": f"{_ADAPTERS}.common_utils",
         "numpy_to_torch_dtype_dict": f"{_ADAPTERS}.common_utils",
         "torch_to_numpy_dtype_dict": f"{_ADAPTERS}.common_utils",
     },
 }
+
+
+# Harness names an older upstream file imports that torch 2.13's harness has renamed: both runs (the baseline too)
+# get the successor, so that the file imports at all. (module, name) -> name in the same module.
+COMPAT: dict[tuple[str, str], str] = {
+    ("torch.testing._internal.common_device_type", "onlyOnCPUAndCUDA"): "onlyNativeDeviceTypes",
+}
+
+
+def needs_compat(module: str, names: list[str]) -> bool:
+    return any((module, n) in COMPAT for n in names)
 
 
 def is_torch_module(name: str) -> bool:
@@ -91,4 +109,4 @@ def needs_rewrite(module: str, names: list[str] | None = None) -> bool:
     if destination(module) != HARNESS:
         return True
     overrides = NAME_OVERRIDES.get(module, {})
-    return bool(names) and any(n in overrides for n in names)
+    return bool(names) and (any(n in overrides for n in names) or needs_compat(module, names))

@@ -13,7 +13,8 @@ upstream file's. A ``torch`` import that ``mapping`` sends anywhere but torch's 
 
 The runtime resolves each name through ``mapping``; a name glasstorch lacks becomes a placeholder that raises
 ``GlassMissing`` when used, so a missing feature fails the tests that use it rather than the whole file.
-Harness imports (``from torch.testing._internal.common_utils import TestCase, ...``) stay as they are.
+Harness imports (``from torch.testing._internal.common_utils import TestCase, ...``) stay as they are. In the
+baseline (``variant="torch"``) nothing changes but the import of a harness name torch 2.13 renamed.
 """
 
 from __future__ import annotations
@@ -45,10 +46,16 @@ def _import_stmt(node: ast.Import) -> str | None:
     return f"from {RUNTIME} import glass_module; " + "; ".join(parts)
 
 
-def _from_stmt(node: ast.ImportFrom) -> str | None:
+def _from_stmt(node: ast.ImportFrom, variant: str) -> str | None:
     if node.level or not node.module:
         return None
     names = [a.name for a in node.names]
+    if variant == "torch":  # the baseline: only harness names torch 2.13 renamed
+        if not mapping.needs_compat(node.module, names):
+            return None
+        targets = [a.asname or a.name for a in node.names]
+        lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
+        return f"from {RUNTIME} import torch_names; {lhs} = torch_names({node.module!r}, {tuple(names)!r})"
     if not mapping.needs_rewrite(node.module, names):
         return None
     if names == ["*"]:
@@ -58,16 +65,17 @@ def _from_stmt(node: ast.ImportFrom) -> str | None:
     return f"from {RUNTIME} import glass_names; {lhs} = glass_names({node.module!r}, {tuple(names)!r})"
 
 
-def rewrite_source(source: str) -> str:
-    """The glasstorch variant of test-file text ``source``."""
+def rewrite_source(source: str, variant: str = "glass") -> str:
+    """The glasstorch variant of test-file text ``source`` (``variant="torch"``: the baseline, where only the
+    imports of harness names torch 2.13 renamed change, see ``mapping.COMPAT``)."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     edits = []  # (start line, start col, end line, end col, replacement), 1-based lines
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            new = _import_stmt(node)
+            new = _import_stmt(node) if variant == "glass" else None
         elif isinstance(node, ast.ImportFrom):
-            new = _from_stmt(node)
+            new = _from_stmt(node, variant)
         else:
             continue
         if new is not None:
@@ -96,7 +104,7 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def rewrite_file(src: Path, dst: Path) -> Path:
+def rewrite_file(src: Path, dst: Path, variant: str = "glass") -> Path:
     """Rewrite upstream file ``src`` into ``dst`` (atomically); returns ``dst``."""
-    write_atomic(dst, rewrite_source(src.read_text(encoding="utf-8")))
+    write_atomic(dst, rewrite_source(src.read_text(encoding="utf-8"), variant))
     return dst

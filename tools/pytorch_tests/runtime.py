@@ -11,6 +11,7 @@ import importlib
 import types
 
 from tools.pytorch_tests import mapping
+from tools.pytorch_tests.adapters import harness
 
 
 class GlassMissing(Exception):
@@ -138,6 +139,8 @@ def _module_for(module: str):
         return _glass_module(module)
     if dest == mapping.HARNESS:
         return importlib.import_module(module)
+    if dest == mapping.GLASS_HARNESS:
+        return harness.glass_variant(module)
     return importlib.import_module(dest)
 
 
@@ -149,12 +152,21 @@ def glass_module(module: str, bind_root: bool = False):
     return found
 
 
+def torch_names(module: str, names: tuple[str, ...]) -> tuple:
+    """``from <module> import <names>`` on real torch, with the renamed harness names of ``mapping.COMPAT``."""
+    base = importlib.import_module(module)
+    return tuple(getattr(base, mapping.COMPAT.get((module, n), n)) for n in names)
+
+
 def glass_names(module: str, names: tuple[str, ...]) -> tuple:
     """The objects ``from <module> import <names>`` means in the glasstorch variant."""
     overrides = mapping.NAME_OVERRIDES.get(module, {})
     base = None
     out = []
     for n in names:
+        if (module, n) in mapping.COMPAT:
+            out.append(torch_names(module, (n,))[0])
+            continue
         if n in overrides:
             out.append(getattr(importlib.import_module(overrides[n]), n))
             continue

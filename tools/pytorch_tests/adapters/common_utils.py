@@ -30,6 +30,8 @@ def rebind(fn, **names):
 
 gradcheck = rebind(_cu.gradcheck, torch=glasstorch)
 gradgradcheck = rebind(_cu.gradgradcheck, torch=glasstorch)
+_assertGradAndGradgradChecks = rebind(_cu._assertGradAndGradgradChecks, torch=glasstorch, gradcheck=gradcheck,
+                                      gradgradcheck=gradgradcheck)
 
 
 @contextlib.contextmanager
@@ -56,3 +58,4 @@ numpy_to_torch_dtype_dict = {k: glass_dtype(v) for k, v in _cu.numpy_to_torch_dt
                              if glass_dtype(v) is not None}
 torch_to_numpy_dtype_dict = {glass_dtype(k): v for k, v in _cu.torch_to_numpy_dtype_dict.items()
                              if glass_dtype(k) is not None}
+dtype2prec_DONTUSE = {glass_dtype(k): v for k, v in _cu.dtype2prec_DONTUSE.items() if glass_dtype(k) is not None}
