@@ -1,7 +1,7 @@
 """The manifest of transcribed upstream files (``manifest.json``): where each came from and its checksum.
 
-Each entry: the file's path in pytorch/pytorch, the commit ``read_file`` returned, ``total_chars`` and the sha256
-of the text (UTF-8). ``check`` holds the files under ``PYTORCH_TEST_FILES`` to it.
+Each entry: the file's path in pytorch/pytorch, the commit ``read_file`` returned (or the stored file's id where
+no commit was recorded), ``total_chars`` and the sha256 of the text (UTF-8). ``check`` holds the files under ``PYTORCH_TEST_FILES`` to it.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def update(files_dir: Path) -> dict[str, dict]:
     for path in sorted([*files_dir.glob("MANIFEST-*.json"), *files_dir.glob("pinned/MANIFEST-*.json")]):
         e = json.loads(path.read_text(encoding="utf-8"))
         prefix = "pinned/" if path.parent.name == "pinned" else ""
-        keys = ("path", "commit", "total_chars", "sha256", "note")
+        keys = ("path", "commit", "id", "total_chars", "sha256", "note")
         merged[prefix + local_name(e["path"])] = {k: e[k] for k in keys if k in e}
     MANIFEST.write_text(json.dumps(dict(sorted(merged.items())), indent=1) + "\n", encoding="utf-8")
     return merged
@@ -53,5 +53,6 @@ def check(files_dir: Path) -> list[str]:
         elif digest(text) != e["sha256"]:
             out.append(f"{local}: sha256 differs from the manifest")
         else:
-            out.append(f"{local}: ok ({e['path']} at {e['commit'][:12]})")
+            where = f"at {e['commit'][:12]}" if "commit" in e else f"stored file id {e.get('id')}"
+            out.append(f"{local}: ok ({e['path']} {where})")
     return out
