@@ -23,6 +23,9 @@ class Missing:
 
     def __init__(self, name: str):
         object.__setattr__(self, "_name", name)
+        # Harness code names generated tests after it (``'test_' + constructor.__name__``), as torch's run does.
+        object.__setattr__(self, "__name__", name.rsplit(".", 1)[-1])
+        object.__setattr__(self, "__qualname__", name.rsplit(".", 1)[-1])
 
     def _fail(self, *args, **kwargs):
         raise GlassMissing(f"glasstorch lacks {self._name}")
@@ -50,6 +53,17 @@ class Missing:
         return isinstance(other, Missing) and other._name == self._name
 
     __iter__ = __getitem__ = __enter__ = _fail
+
+    def __mro_entries__(self, bases):
+        """``class X(nn.Missing):`` at module level: the class is defined; making one raises ``GlassMissing``."""
+        name = self._name
+
+        class MissingBase:
+            def __init__(self, *args, **kwargs):
+                raise GlassMissing(f"glasstorch lacks {name}")
+
+        MissingBase.__name__ = MissingBase.__qualname__ = self.__name__
+        return (MissingBase,)
 
     def __bool__(self):
         self._fail()
