@@ -1,7 +1,8 @@
 """The manifest of transcribed upstream files (``manifest.json``): where each came from and its checksum.
 
 Each entry: the file's path in pytorch/pytorch, the commit ``read_file`` returned (or the stored file's id where
-no commit was recorded), ``total_chars`` and the sha256 of the text (UTF-8). ``check`` holds the files under ``PYTORCH_TEST_FILES`` to it.
+no commit was recorded), ``total_chars`` and the sha256 of the text (UTF-8). ``check`` holds the files under
+``PYTORCH_TEST_FILES`` to it.
 """
 
 from __future__ import annotations
