@@ -21,13 +21,12 @@ import signal
 import time
 
 import pytest
-import torch
 from torch.testing._internal import common_device_type, common_utils
 
 import glasstorch
 from tools.pytorch_tests.adapters import common_utils as adapted_utils
 from tools.pytorch_tests.adapters.common_utils import rebind
-from tools.pytorch_tests.adapters.convert import to_glass, to_torch
+from tools.pytorch_tests.adapters.convert import to_glass, to_torch, torch_dtype
 from tools.pytorch_tests.runtime import Missing
 
 TIMEOUT = float(os.environ.get("PYTORCH_TESTS_TIMEOUT", "300"))
@@ -65,8 +64,7 @@ def _install_glass_adapters():
 def _naming_value(value):
     """The torch object the harness would have seen, for naming a parametrized test the way torch's run does."""
     if isinstance(value, Missing):
-        found = getattr(torch, str(value).removeprefix("torch."), None)
-        return found if isinstance(found, torch.dtype) else value
+        return torch_dtype(value)
     if isinstance(value, (glasstorch.dtype, glasstorch.device)):
         return to_torch(value)
     return value

@@ -6,6 +6,7 @@ import numpy as np
 import torch
 
 import glasstorch
+from tools.pytorch_tests.runtime import Missing
 
 # dtypes numpy cannot hold: copied through a wider dtype that holds every value exactly.
 _WIDEN = {"bfloat16": "float32", "float16": "float32", "complex32": "complex64"}
@@ -20,8 +21,14 @@ def is_glass_dtype(x) -> bool:
 
 
 def torch_dtype(dtype):
-    """The torch dtype of the same name as glasstorch dtype ``dtype`` (a torch dtype passes through)."""
-    return getattr(torch, dtype_name(dtype)) if is_glass_dtype(dtype) else dtype
+    """The torch dtype of the same name as glasstorch dtype ``dtype`` or as the placeholder of one glasstorch lacks
+    (``torch.float8_e5m2``); anything else passes through."""
+    if is_glass_dtype(dtype):
+        return getattr(torch, dtype_name(dtype))
+    if isinstance(dtype, Missing):
+        found = getattr(torch, str(dtype).removeprefix("torch."), None)
+        return found if isinstance(found, torch.dtype) else dtype
+    return dtype
 
 
 def glass_dtype(dtype):
