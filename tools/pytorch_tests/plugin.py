@@ -4,8 +4,8 @@
   (the runner passes ``--timeout``); otherwise a SIGALRM raised in the test's thread ends it with
   ``TestTimeout``, and ``faulthandler_timeout`` dumps the stacks of one stuck in C code.
 * Deselection: the tests ``PYTORCH_TESTS_DESELECT`` names exactly (machine resources; see ``runner.FILES``).
-* Results: one JSON line per test (``PYTORCH_TESTS_RESULTS``), written as each test ends, so a run that dies still
-  leaves what it measured.
+* Results: one JSON line per test (``PYTORCH_TESTS_RESULTS``), written as each test starts and ends, so a run that
+  dies still leaves what it measured, and names the test it died in; the runner then resumes after it.
 * In the glasstorch variant (``PYTORCH_TESTS_VARIANT=glass``) the harness's comparisons see torch objects:
   ``TestCase.assertEqual`` converts glasstorch tensors, dtypes, devices, sizes and storages to torch's before
   comparing (torch's rules and messages decide), and ``genSparseTensor`` builds with torch and converts;
@@ -113,10 +113,26 @@ def pytest_configure(config):
         _install_dtype_decorator_adapters()
 
 
+def _recorded() -> set[str]:
+    """Test ids the results file already holds (a resumed run skips them)."""
+    done = set()
+    if RESULTS and os.path.exists(RESULTS):
+        with open(RESULTS, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    done.add(json.loads(line)["nodeid"].split("::", 1)[-1])
+                except (json.JSONDecodeError, KeyError):
+                    continue
+    return done
+
+
 def pytest_collection_modifyitems(config, items):
     """Leave out the tests ``PYTORCH_TESTS_DESELECT`` names (``Class::test``, exactly: pytest's ``--deselect``
-    matches prefixes, which would also drop ``test_x_gzip`` with ``test_x``)."""
+    matches prefixes, which would also drop ``test_x_gzip`` with ``test_x``), and, when resuming after the test
+    process died (``PYTORCH_TESTS_RESUME``), the tests already recorded."""
     names = {n for n in os.environ.get("PYTORCH_TESTS_DESELECT", "").split(",") if n}
+    if os.environ.get("PYTORCH_TESTS_RESUME"):
+        names |= _recorded()
     if not names:
         return
     kept = [i for i in items if i.nodeid.split("::", 1)[-1] not in names]
@@ -149,6 +165,13 @@ def _message(report) -> str:
     if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
         return str(report.longrepr[2])
     return str(report.longrepr or "")
+
+
+def pytest_runtest_logstart(nodeid, location):
+    """A start record: if the process dies inside this test, the results still name it (report: "crashed")."""
+    if RESULTS:
+        with open(RESULTS, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"run": RUN_ID, "nodeid": nodeid, "when": "start", "outcome": "started"}) + "\n")
 
 
 def pytest_runtest_logreport(report):

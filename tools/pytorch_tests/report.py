@@ -20,6 +20,7 @@ def test_id(nodeid: str) -> str:
     return nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
 
 
+CRASHED = "the test process died while running this test"
 _INNER_ERROR = re.compile(r"^[\w.]+( error|Error|Exception):")
 
 
@@ -34,7 +35,7 @@ def first_error_line(message: str) -> str:
 
 
 def load(path: Path) -> dict[str, tuple[str, str]]:
-    """test id -> (outcome, first error line): passed, failed, error, skipped or xfailed."""
+    """test id -> (outcome, first error line): passed, failed, error, skipped, xfailed or crashed."""
     out: dict[str, tuple[str, str]] = {}
     if not path.exists():
         return out
@@ -51,6 +52,10 @@ def load(path: Path) -> dict[str, tuple[str, str]]:
         tid = test_id(r["nodeid"])
         if r.get("run") != latest[tid]:
             continue
+        if r["when"] == "start":
+            if tid not in out:
+                out[tid] = ("crashed", CRASHED)
+            continue
         if r.get("xfail"):
             outcome = "xfailed"
         elif r["outcome"] == "failed":
@@ -59,7 +64,8 @@ def load(path: Path) -> dict[str, tuple[str, str]]:
             outcome = r["outcome"]
         prev = out.get(tid)
         # A failed setup/call/teardown decides; a pass only stands if nothing else was recorded.
-        if prev is None or prev[0] == "passed" or (outcome in ("failed", "error") and prev[0] == "skipped"):
+        failed = outcome in ("failed", "error")
+        if prev is None or prev[0] in ("passed", "crashed") or (failed and prev[0] == "skipped"):
             out[tid] = (outcome, first_error_line(r.get("message", "")))
     return out
 

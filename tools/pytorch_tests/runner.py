@@ -161,10 +161,28 @@ def run(name: str, variant: str, keyword: str | None = None, timeout: float = 30
                PYTORCH_TESTS_DESELECT=",".join(test.deselect))
     log = variant_dir(variant) / f"{name}.log"
     with open(log, "w", encoding="utf-8") as f:
-        try:
-            proc = subprocess.run(command(path, test, variant, keyword, timeout), cwd=variant_dir(variant),
-                                  env=env, stdout=f, stderr=subprocess.STDOUT, timeout=file_timeout)
-            return proc.returncode
-        except subprocess.TimeoutExpired:
-            f.write(f"\n[tools.pytorch_tests] the whole file ran past {file_timeout:g}s and was stopped\n")
-            return 124
+        for attempt in range(RESUMES + 1):
+            try:
+                proc = subprocess.run(command(path, test, variant, keyword, timeout), cwd=variant_dir(variant),
+                                      env=env, stdout=f, stderr=subprocess.STDOUT, timeout=file_timeout)
+            except subprocess.TimeoutExpired:
+                f.write(f"\n[tools.pytorch_tests] the whole file ran past {file_timeout:g}s and was stopped\n")
+                return 124
+            if proc.returncode in (0, 1, 5) or not _died(f, log):
+                return proc.returncode
+            # The test process died inside a test (a crash, not a failure): carry on after it.
+            f.write(f"\n[tools.pytorch_tests] pytest exited {proc.returncode} mid-run; resuming "
+                    f"({attempt + 1}/{RESUMES})\n")
+            f.flush()
+            env["PYTORCH_TESTS_RESUME"] = "1"
+        return proc.returncode
+
+
+RESUMES = 20  # restarts after the test process dies mid-run
+
+
+def _died(f, log: Path) -> bool:
+    """Whether the last pytest run stopped without its summary line (the process died)."""
+    f.flush()
+    tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
+    return not any(w in tail for w in (" passed", " failed", " error", "no tests ran"))
