@@ -19,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--torch", action="store_true", help="only the baseline: the file as it is, on torch")
     g.add_argument("--glass", action="store_true", help="only the glasstorch variant")
     r.add_argument("-k", dest="keyword", help="pytest -k expression")
+    r.add_argument("--resume", action="store_true", help="run only the tests the last results lack")
     r.add_argument("--timeout", type=float, default=300, help="per-test timeout in seconds (default 300)")
     r.add_argument("--file-timeout", type=float, default=5400, help="whole-file limit in seconds (default 5400)")
     rp = sub.add_parser("report", help="per file: torch passes, glasstorch passes among them, exclusions, ratio")
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         variants = ["torch"] if args.torch else ["glass"] if args.glass else list(runner.VARIANTS)
         status = 0
         for v in variants:
-            rc = runner.run(args.file, v, args.keyword, args.timeout, args.file_timeout)
+            rc = runner.run(args.file, v, args.keyword, args.timeout, args.file_timeout, args.resume)
             print(f"{args.file} [{v}]: pytest exit {rc}; results {runner.results_path(v, args.file)}")
             status = status or (rc if rc not in (0, 1) else 0)
         return status

@@ -147,18 +147,21 @@ def command(path: Path, test: TestFile, variant: str, keyword: str | None, timeo
 
 
 def run(name: str, variant: str, keyword: str | None = None, timeout: float = 300,
-        file_timeout: float = 5400) -> int:
-    """Run test file ``name`` in ``variant`` ("torch" or "glass"); returns pytest's exit status."""
+        file_timeout: float = 5400, resume: bool = False) -> int:
+    """Run test file ``name`` in ``variant`` ("torch" or "glass"); returns pytest's exit status. ``resume``: run
+    only the tests the last results lack."""
     test = FILES.get(name) or TestFile(name)
     path = prepare(test, variant)
     results = results_path(variant, name)
-    if results.exists() and not keyword:
+    if results.exists() and not keyword and not resume:
         results.unlink()  # a full run starts afresh; a -k run adds to (and supersedes part of) the last one
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
                PYTORCH_TESTS_VARIANT=variant, PYTORCH_TESTS_RESULTS=str(results),
                PYTORCH_TESTS_TIMEOUT=str(timeout), PYTHONDONTWRITEBYTECODE="1",
                PYTORCH_TESTS_GLASS_DATA=str(variant_dir(variant) / "data"),
                PYTORCH_TESTS_DESELECT=",".join(test.deselect))
+    if resume:
+        env["PYTORCH_TESTS_RESUME"] = "1"
     log = variant_dir(variant) / f"{name}.log"
     with open(log, "w", encoding="utf-8") as f:
         for attempt in range(RESUMES + 1):
