@@ -171,10 +171,10 @@ def run(name: str, variant: str, keyword: str | None = None, timeout: float = 30
             except subprocess.TimeoutExpired:
                 f.write(f"\n[tools.pytorch_tests] the whole file ran past {file_timeout:g}s and was stopped\n")
                 return 124
-            if proc.returncode in (0, 1, 5) or not _died(f, log):
+            if proc.returncode >= 0:  # pytest's own statuses (0-5): the run ended on its own
                 return proc.returncode
-            # The test process died inside a test (a crash, not a failure): carry on after it.
-            f.write(f"\n[tools.pytorch_tests] pytest exited {proc.returncode} mid-run; resuming "
+            # A signal ended the test process inside a test (a crash, not a failure): carry on after it.
+            f.write(f"\n[tools.pytorch_tests] pytest was ended by signal {-proc.returncode}; resuming "
                     f"({attempt + 1}/{RESUMES})\n")
             f.flush()
             env["PYTORCH_TESTS_RESUME"] = "1"
@@ -183,9 +183,3 @@ def run(name: str, variant: str, keyword: str | None = None, timeout: float = 30
 
 RESUMES = 20  # restarts after the test process dies mid-run
 
-
-def _died(f, log: Path) -> bool:
-    """Whether the last pytest run stopped without its summary line (the process died)."""
-    f.flush()
-    tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
-    return not any(w in tail for w in (" passed", " failed", " error", "no tests ran"))
