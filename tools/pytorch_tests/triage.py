@@ -28,7 +28,7 @@ _MISSING_DTYPES = "|".join(d for d in _ISSUE20_DTYPES if not hasattr(glasstorch,
 _NN21 = (r"RNN\w*|LSTM\w*|GRU\w*|Transformer\w*|Conv3d|ConvTranspose\w*|LazyConv\w*|MaxPool[13]d|AvgPool[13]d|"
          r"Adaptive\w*Pool\w*|FractionalMaxPool\w*|LPPool\w*|MaxUnpool\w*|Upsample\w*|PixelShuffle|PixelUnshuffle|"
          r"ChannelShuffle|EmbeddingBag|InstanceNorm\w*|LocalResponseNorm|Bilinear|AdaptiveLogSoftmaxWithLoss|RReLU|"
-         r"CELU|GLU|Softmin|Softmax2d|Threshold|Hardshrink|Softshrink|Tanhshrink|Fold|Unfold|\w+Pad[123]d|CTCLoss|"
+         r"CELU|GLU|Softmin|Softmax2d|Threshold|Hardshrink|Softshrink|Tanhshrink|Fold|Unfold|\w+Pad[123]d|CTCLoss|CrossMapLRN2d|"
          r"\w*MarginLoss|HingeEmbeddingLoss|\w*Margin\w*Loss|CosineEmbeddingLoss|PoissonNLLLoss|GaussianNLLLoss|"
          r"KLDivLoss|LBFGS|NAdam|RAdam|Adamax|Adadelta|ASGD|Rprop|SparseAdam|Adafactor|\w+LR|ReduceLROnPlateau|"
          r"interpolate|upsample\w*|grid_sample|affine_grid|fold|unfold|ctc_loss|embedding_bag|pixel_(un)?shuffle|"
