@@ -14,7 +14,7 @@ import torch
 from torch.testing._internal import common_utils
 
 import glasstorch
-from tools.pytorch_tests import mapping
+from tools.pytorch_tests import mapping, runtime
 from tools.pytorch_tests.rewriter import rewrite_source
 from tools.pytorch_tests.runtime import GlassMissing, GlassModule, Missing
 
@@ -85,7 +85,7 @@ def test_mapping_destinations():
     assert not mapping.needs_rewrite("numpy")
 
 
-def test_a_name_glasstorch_lacks_fails_only_where_used():
+def test_a_name_glasstorch_lacks_fails_only_where_used(monkeypatch):
     lacking = [n for n in ("float8_e5m2", "uint64", "onnx", "jit", "distributions") if not hasattr(glasstorch, n)]
     if not lacking:
         pytest.skip("glasstorch has every candidate name")
@@ -94,6 +94,9 @@ def test_a_name_glasstorch_lacks_fails_only_where_used():
     placeholder = getattr(env["torch"], lacking[0])  # defining a test with it does not stop the file
     assert isinstance(placeholder, Missing) and str(placeholder) == f"torch.{lacking[0]}"
     assert hasattr(torch, lacking[0])
+    monkeypatch.setattr(runtime, "_lenient", True)  # collection: a class body's use yields a falsy placeholder
+    assert not placeholder.sub.is_available()
+    monkeypatch.setattr(runtime, "_lenient", False)  # the tests run: any use raises
     with pytest.raises(GlassMissing, match=f"glasstorch lacks torch.{lacking[0]}"):
         placeholder()
     with pytest.raises(AttributeError):

@@ -24,6 +24,7 @@ import pytest
 from torch.testing._internal import common_device_type, common_utils
 
 import glasstorch
+from tools.pytorch_tests import runtime
 from tools.pytorch_tests.adapters import common_utils as adapted_utils
 from tools.pytorch_tests.adapters.common_utils import rebind
 from tools.pytorch_tests.adapters.convert import to_glass, to_torch, torch_dtype
@@ -138,6 +139,10 @@ def pytest_collection_modifyitems(config, items):
     kept = [i for i in items if i.nodeid.split("::", 1)[-1] not in names]
     config.hook.pytest_deselected(items=[i for i in items if i not in kept])
     items[:] = kept
+
+
+def pytest_collection_finish(session):
+    runtime.strict()  # from here on, using a name glasstorch lacks raises GlassMissing
 
 
 def _alarm(signum, frame):
