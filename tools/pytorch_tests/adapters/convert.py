@@ -54,6 +54,10 @@ def _tensor_to_torch(t):
     return torch.from_numpy(arr.copy()).to(dtype).reshape(tuple(t.shape))
 
 
+_SEQUENCE_MODULES = (glasstorch.nn.Sequential, glasstorch.nn.ModuleList, glasstorch.nn.ParameterList)
+_MAPPING_MODULES = (glasstorch.nn.ModuleDict, glasstorch.nn.ParameterDict)
+
+
 def to_torch(obj):
     """``obj`` with every glasstorch tensor, dtype, device, Size and storage in it replaced by torch's."""
     if isinstance(obj, glasstorch.Tensor):
@@ -66,6 +70,11 @@ def to_torch(obj):
         return torch.Size(tuple(obj))
     if isinstance(obj, (glasstorch.TypedStorage, glasstorch.UntypedStorage)):
         return torch.tensor(obj.tolist(), dtype=torch_dtype(getattr(obj, "dtype", glasstorch.uint8)))
+    # torch's assertEqual recurses into its own nn containers as sequences and mappings; glasstorch's the same.
+    if isinstance(obj, _SEQUENCE_MODULES):
+        return [to_torch(v) for v in obj]
+    if isinstance(obj, _MAPPING_MODULES):
+        return {k: to_torch(v) for k, v in obj.items()}
     if isinstance(obj, dict):
         items = [(k, to_torch(v)) for k, v in obj.items()]
         try:
