@@ -39,7 +39,17 @@ _NN21 = (r"RNN\w*|LSTM\w*|GRU\w*|Transformer\w*|Conv3d|ConvTranspose\w*|LazyConv
          r"weight_norm|spectral_norm|parametrize|parametrizations|prune|stateless|clip_grad_value_|"
          r"parameters_to_vector|vector_to_parameters|skip_init|checkpoint|swa_utils|lr_scheduler")
 
+# Issue 20's operator families (its list: reductions and scans, shape ops, "the rest").
+_OPS20 = (r"atleast_\dd|block_diag|cartesian_prod|combinations|diagflat|diff|gradient|[hvd]split|kron|tensordot|"
+          r"inner|tril_indices|triu_indices|unravel_index|ravel|put|index_reduce|unsafe_split|unsafe_chunk|"
+          r"float_power|frexp|ldexp|nextafter|gcd|lcm|heaviside|isin|signbit|cdist|pdist|cov|corrcoef|trapezoid|"
+          r"median|nanmedian|mode|quantile|nanquantile|nansum|nanmean|cummax|cummin|logcumsumexp|aminmax|histc|"
+          r"histogram|histogramdd|bincount|masked")
+
 PATTERNS: list[tuple[int, re.Pattern]] = [(issue, re.compile(p)) for issue, p in [
+    (20, rf"glasstorch lacks torch\.({_OPS20})\b"),
+    (20, rf"has no attribute '({_OPS20})'"),
+    (21, r"glasstorch lacks torch\.nn\.(functional\.\w+_loss|\w+Loss)\b"),
     (20, r"glasstorch lacks torch\.(linalg|fft|special)\b"),
     (20, rf"has no attribute '({_MISSING_DTYPES})'"),
     (20, rf"glasstorch lacks torch\.({_MISSING_DTYPES})\b"),
