@@ -47,7 +47,8 @@ _OPS20 = (r"atleast_\dd|block_diag|cartesian_prod|combinations|diagflat|diff|gra
           r"histogram|histogramdd|bincount|masked")
 
 PATTERNS: list[tuple[int, re.Pattern]] = [(issue, re.compile(p)) for issue, p in [
-    (20, rf"glasstorch lacks torch\.({_OPS20})\b"),
+    (20, rf"glasstorch lacks torch\.(nn\.functional\.)?({_OPS20})\b"),
+    (21, r"glasstorch lacks torch\.(native_)?channel_shuffle\b"),
     (20, rf"has no attribute '({_OPS20})'"),
     (21, r"glasstorch lacks torch\.nn\.(functional\.\w+_loss|\w+Loss)\b"),
     (20, r"glasstorch lacks torch\.(linalg|fft|special)\b"),
