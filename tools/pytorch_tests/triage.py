@@ -62,7 +62,7 @@ PATTERNS: list[tuple[int, re.Pattern]] = [(issue, re.compile(p)) for issue, p in
     (22, r"glasstorch lacks torch\.utils\.(_pytree|tensorboard)\b"),
     (22, r"has no attribute '(jit|onnx|distributions|compiler|share_memory_|is_shared|_pytree)'"),
     (22, r"module 'glasstorch(\.\w+)*' has no attribute 'testing'"),
-    (24, r"glasstorch lacks torch\.(profiler|autograd\.profiler)\b"),
+    (24, r"glasstorch lacks torch\.(profiler|autograd\.profiler|autograd\.profiler_util)\b"),
     (24, r"has no attribute 'profiler'"),
     (25, r"glasstorch lacks torch\.(_dynamo|compile)\b"),
 ]]
