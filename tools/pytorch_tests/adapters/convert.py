@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import torch
 
@@ -39,7 +41,19 @@ def glass_dtype(dtype):
     return found if is_glass_dtype(found) else None
 
 
+def _wrapper_to_torch(t):
+    """A traceable wrapper subclass (``__tensor_flatten__``, as TwoTensor): torch's class of the same module path,
+    rebuilt with ``__tensor_unflatten__`` from its converted inner tensors."""
+    names, ctx = t.__tensor_flatten__()
+    module = importlib.import_module(type(t).__module__.replace("glasstorch", "torch", 1))
+    cls = getattr(module, type(t).__qualname__)
+    return cls.__tensor_unflatten__({n: _tensor_to_torch(getattr(t, n)) for n in names}, ctx, tuple(t.shape),
+                                    tuple(t.stride()))
+
+
 def _tensor_to_torch(t):
+    if type(t) is not glasstorch.Tensor and getattr(type(t), "__tensor_flatten__", None) is not None:
+        return _wrapper_to_torch(t)
     t = t.detach()
     dtype = torch_dtype(t.dtype)
     if t.device.type == "meta":
