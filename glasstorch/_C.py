@@ -34,6 +34,7 @@ from .autograd import basic_ops as _basic_ops
 from .autograd._generated import nodes as _generated_nodes
 from .autograd.engine import current_execution_order as _current_graph_task_execution_order
 from .autograd.engine import current_graph_task_id as _current_graph_task_id
+from .autograd.engine import current_graph_task_keep_graph as _current_graph_task_keep_graph
 from .autograd.engine import current_node as _current_autograd_node
 from .autograd.engine import will_execute_node as _will_engine_execute_node
 from .autograd.grad_mode import (
@@ -110,6 +111,7 @@ _autograd._saved_tensors_hooks_is_enabled = _saved_tensors_hooks_is_enabled
 _autograd._unsafe_set_version_counter = _unsafe_set_version_counter
 _autograd.SavedTensor = SavedTensor
 _autograd._make_saved_tensor = make_saved_tensor
+_autograd._get_current_graph_task_keep_graph = _current_graph_task_keep_graph
 
 _nn = types.ModuleType("torch._C._nn", "The operators declared with python_module: nn (torch._C._nn).")
 vars(_nn).update({name: getattr(_functions_bindings, name) for name in NN_FUNCTIONS}, _parse_to=nn_parse_to)

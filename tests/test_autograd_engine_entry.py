@@ -233,3 +233,26 @@ def test_backward_hooks_attribute_reads_and_sets():
         t._backward_hooks = {}
         return seen + [t._backward_hooks]
     assert run(gt) == run(torch)
+
+
+def test_current_graph_task_keep_graph_follows_retain_graph_as_torch():
+    """``torch._C._autograd._get_current_graph_task_keep_graph`` inside a custom backward, and outside one."""
+    def run(m):
+        seen = []
+
+        class Fn(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, g):
+                seen.append(m._C._autograd._get_current_graph_task_keep_graph())
+                return g
+
+        out = Fn.apply(m.rand(3, requires_grad=True))
+        out.sum().backward(retain_graph=True)
+        out.sum().backward(retain_graph=False)
+        return seen, m._C._autograd._get_current_graph_task_keep_graph()
+
+    assert run(gt) == run(torch) == ([True, False], True)

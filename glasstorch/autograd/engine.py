@@ -42,7 +42,8 @@ from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure, running
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, NodeBase, gradient_edge
 
-__all__ = ["execute", "accumulate_grad", "sum_to", "current_graph_task_id", "will_execute_node", "current_node",
+__all__ = ["execute", "accumulate_grad", "sum_to", "current_graph_task_id", "current_graph_task_keep_graph",
+           "will_execute_node", "current_node",
            "current_execution_order", "profile_nodes",
            "queue_callback", "ImperativeEngine", "NodeStats"]
 
@@ -295,7 +296,7 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     prev = _grad_state.enabled
     _grad_state.enabled = create_graph
     stack = _tasks.__dict__.setdefault("stack", [])
-    task = _GraphTask(deps, needed, is_grad, root)
+    task = _GraphTask(deps, needed, is_grad, root, keep_graph)
     stack.append(task)
     outer_node = running.node  # a reentrant backward runs inside that node's apply
     try:
@@ -369,10 +370,11 @@ class _GraphTask:
     """One backward call: its dependency counts, the nodes it needs (None: all), its GraphRoot, final callbacks.
     ``anomaly_mode.running.node`` is the node this thread is evaluating (PyTorch's ``current_evaluating_node``)."""
 
-    __slots__ = ("id", "deps", "needed", "is_grad", "root", "final_callbacks")
+    __slots__ = ("id", "deps", "needed", "is_grad", "root", "final_callbacks", "keep_graph")
 
-    def __init__(self, deps, needed, is_grad, root):
+    def __init__(self, deps, needed, is_grad, root, keep_graph=False):
         self.id = next(_task_ids)
+        self.keep_graph = keep_graph
         self.deps = deps
         self.needed = needed
         self.is_grad = is_grad
@@ -414,6 +416,13 @@ def current_graph_task_id() -> int:
     """An id of the backward running on this thread, or -1 (``torch._C._current_graph_task_id``)."""
     stack = getattr(_tasks, "stack", None)
     return stack[-1].id if stack else -1
+
+
+def current_graph_task_keep_graph() -> bool:
+    """Whether the backward running on this thread keeps its graph (``retain_graph``;
+    ``torch._C._autograd._get_current_graph_task_keep_graph``); True outside a backward, as torch answers."""
+    stack = getattr(_tasks, "stack", None)
+    return stack[-1].keep_graph if stack else True
 
 
 def current_node():

@@ -69,6 +69,9 @@ NAME_OVERRIDES: dict[str, dict[str, str]] = {
         "numpy_to_torch_dtype_dict": f"{_ADAPTERS}.common_utils",
         "torch_to_numpy_dtype_dict": f"{_ADAPTERS}.common_utils",
     },
+    "torch.testing._internal.common_methods_invocations": {
+        "mask_not_all_zeros": f"{_ADAPTERS}.common_methods_invocations",
+    },
 }
 
 
