@@ -63,6 +63,7 @@ NAME_OVERRIDES: dict[str, dict[str, str]] = {
         "gradgradcheck": f"{_ADAPTERS}.common_utils",
         "make_tensor": f"{_ADAPTERS}.testing",
         "set_default_dtype": f"{_ADAPTERS}.common_utils",
+        "set_warn_always_context": f"{_ADAPTERS}.common_utils",
         "freeze_rng_state": f"{_ADAPTERS}.common_utils",
         "_assertGradAndGradgradChecks": f"{_ADAPTERS}.common_utils",
         "dtype2prec_DONTUSE": f"{_ADAPTERS}.common_utils",

@@ -2,7 +2,8 @@
 
 ``gradcheck`` and ``gradgradcheck`` are torch's own wrappers (their defaults: batched-grad checks, fast mode) with
 their module's ``torch`` bound to glasstorch, so glasstorch's gradcheck runs with exactly the harness's defaults.
-``set_default_dtype`` sets glasstorch's default dtype, as the harness sets torch's. ``freeze_rng_state`` saves and
+``set_default_dtype`` sets glasstorch's default dtype, as the harness sets torch's, and ``set_warn_always_context``
+glasstorch's warn-always switch. ``freeze_rng_state`` saves and
 restores both generators (the test's randomness is glasstorch's; make_tensor's is torch's). The numpy/torch dtype
 dictionaries hold glasstorch dtypes (those glasstorch has).
 """
@@ -42,6 +43,16 @@ def set_default_dtype(dtype):
         yield
     finally:
         glasstorch.set_default_dtype(saved)
+
+
+@contextlib.contextmanager
+def set_warn_always_context(new_val: bool):
+    saved = glasstorch.is_warn_always_enabled()
+    glasstorch.set_warn_always(new_val)
+    try:
+        yield
+    finally:
+        glasstorch.set_warn_always(saved)
 
 
 @contextlib.contextmanager
