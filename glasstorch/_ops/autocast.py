@@ -59,7 +59,8 @@ _CUDA_POLICIES = {
              "upsample_trilinear3d", "upsample_bicubic2d"),
     "fp32_set_opt_dtype": ("cumprod", "cumsum", "linalg_vector_norm", "log_softmax.int", "prod", "prod.dim_int",
                            "softmax.int", "sum", "sum.dim_IntList"),
-    "promote": ("addcdiv", "addcmul", "atan2", "cross", "dot", "index_put", "scatter_add", "tensordot", "vdot"),
+    "promote": ("addcdiv", "addcmul", "atan2", "cross", "dot", "grid_sampler", "index_put", "scatter_add", "tensordot",
+                "vdot"),
     "banned": ("binary_cross_entropy",),
 }
 _CUDA_POLICIES["lower_precision_fp"] += ("linalg_multi_dot", "linalg_vecdot")
@@ -92,7 +93,7 @@ POLICIES = {
                  "stft.center",
                  # pooling and resampling, as torch's CPU fp32 list
                  "adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "max_pool3d", "max_unpool2d",
-                 "max_unpool3d",
+                 "max_unpool3d", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
                  # the quantiles, as in torch's CPU fp32 list
                  "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar", "cdist"),
         "promote": ("cat", "stack", "index_copy"),

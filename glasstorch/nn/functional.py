@@ -825,6 +825,7 @@ from ._pool_functional import (  # noqa: E402,F401
     avg_pool3d,
     channel_shuffle,
     fold,
+    grid_sample,
     interpolate,
     local_response_norm,
     max_pool1d,

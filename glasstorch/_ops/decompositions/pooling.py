@@ -6,6 +6,7 @@ Invariant: nothing here touches tensor data; every computation is another operat
 
 from __future__ import annotations
 
+from ..._core import dtype as _dt
 from ..aten import aten
 from ..kernels.cpu.conv import pooling_output_shape
 
@@ -164,3 +165,169 @@ upsample_linear1d_vec = _vec("upsample_linear1d", 1, True)
 upsample_bilinear2d_vec = _vec("upsample_bilinear2d", 2, True)
 upsample_trilinear3d_vec = _vec("upsample_trilinear3d", 3, True)
 upsample_bicubic2d_vec = _vec("upsample_bicubic2d", 2, True)
+
+
+# -- grid sampling ----------------------------------------------------------------------------------------------
+def _grid_checks(input, grid, interpolation_mode, n):
+    """PyTorch's ``check_grid_sampler_common`` and ``check_grid_sampler_{2d,3d}``, with their messages."""
+    if input.sizes[:1] != grid.sizes[:1] or input.ndim < 1 or grid.ndim < 1:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
+                           f"sizes {_fmt(input.sizes)} and grid with sizes {_fmt(grid.sizes)}")
+    if grid.sizes[-1] != grid.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but "
+                           f"got grid with sizes {_fmt(grid.sizes)}")
+    for i in range(2, input.ndim):
+        if input.sizes[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input "
+                               f"has sizes {_fmt(input.sizes)} with dimension {i} being empty")
+    if input.ndim != n + 2 or grid.ndim != n + 2:
+        raise RuntimeError(f"grid_sampler(): expected {n + 2}D input and grid with same number of dimensions, but "
+                           f"got input with sizes {_fmt(input.sizes)} and grid with sizes {_fmt(grid.sizes)}")
+    if n == 3 and interpolation_mode == 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype != grid.dtype:  # the CPU kernels' typed data access, after the shape checks
+        raise RuntimeError(f"expected scalar type {_dt.name_of(input.dtype)} but found {_dt.name_of(grid.dtype)}")
+
+
+def _add(a, b):
+    return aten.add_Tensor(a, b, 1)
+
+
+def _sub(a, b):
+    return aten.sub_Tensor(a, b, 1)
+
+
+def _adds(x, v):
+    return aten.add_Scalar(x, v, 1)
+
+
+def _subs(x, v):
+    return aten.sub_Scalar(x, v, 1)
+
+
+def _rsubs(x, v):
+    """``v - x``."""
+    return aten.rsub_Scalar(x, v, 1)
+
+
+def _reflect(coord, twice_low, twice_high):
+    """``reflect_coordinates``: fold ``coord`` into [twice_low/2, twice_high/2]."""
+    if twice_low == twice_high:
+        return aten.mul_Scalar(coord, 0)
+    lo, span = twice_low / 2, (twice_high - twice_low) / 2
+    c = aten.abs(_subs(coord, lo))
+    extra = aten.fmod_Scalar(c, span)
+    flips = aten.floor(aten.div_Scalar(c, span))
+    even = aten.eq_Scalar(aten.remainder_Scalar(flips, 2), 0)
+    return aten.where_self(even, _adds(extra, lo), _adds(_rsubs(extra, span), lo))
+
+
+def _pad_coord(coord, size, padding_mode, align_corners):
+    """``compute_coordinates``: border clips, reflection folds then clips, zeros leaves the coordinate."""
+    if padding_mode == 2:
+        coord = (_reflect(coord, 0, 2 * (size - 1)) if align_corners else _reflect(coord, -1, 2 * size - 1))
+    if padding_mode in (1, 2):
+        coord = aten.clamp(coord, 0, size - 1)
+    return coord
+
+
+def _unnormalize(coord, size, align_corners, n):
+    """Pixel coordinate of ``coord`` in [-1, 1]; the 3-D kernel rounds as ``((c + 1) / 2) * (size - 1)``."""
+    if align_corners and n == 3:
+        return aten.mul_Scalar(aten.div_Scalar(_adds(coord, 1), 2), size - 1)
+    if align_corners:
+        return aten.mul_Scalar(_adds(coord, 1), (size - 1) / 2)
+    return aten.div_Scalar(_subs(aten.mul_Scalar(_adds(coord, 1), size), 1), 2)
+
+
+def _gather_points(flat, idx, sizes, out_spatial):
+    """Values of ``flat`` (N, C, prod(sizes)) at integer points ``idx`` (one float tensor per dim, each of shape
+    (N, *out)); points outside the input read 0."""
+    inside = None
+    lin = None
+    for c, s in zip(idx, sizes, strict=True):
+        ok = aten.logical_and(aten.ge_Scalar(c, 0), aten.le_Scalar(c, s - 1))
+        inside = ok if inside is None else aten.logical_and(inside, ok)
+        ci = aten._to_copy(aten.clamp(c, 0, s - 1), _dt.int64, None, None, None, False, None)
+        lin = ci if lin is None else _add(aten.mul_Scalar(lin, s), ci)
+    n, ch = flat.sizes[0], flat.sizes[1]
+    lin = aten.expand(aten.unsqueeze(aten.reshape(lin, [n, -1]), 1), [n, ch, lin.numel() // max(n, 1)], False)
+    vals = aten.reshape(aten.gather(flat, 2, lin, False), [n, ch, *out_spatial])
+    return aten.where_ScalarOther(aten.unsqueeze(inside, 1), vals, 0)
+
+
+def _cubic_coeffs(t):
+    """Keys' cubic convolution weights (A = -0.75) of the four taps around fraction ``t``."""
+    a = -0.75
+
+    def near(x):  # |x| <= 1
+        return _adds(aten.mul_Tensor(aten.mul_Tensor(_subs(aten.mul_Scalar(x, a + 2), a + 3), x),
+                                               x), 1)
+
+    def far(x):  # 1 < |x| < 2
+        inner = _adds(aten.mul_Tensor(_subs(aten.mul_Scalar(x, a), 5 * a), x), 8 * a)
+        return _subs(aten.mul_Tensor(inner, x), 4 * a)
+
+    one_minus = _rsubs(t, 1)
+    return [far(_adds(t, 1)), near(t), near(one_minus), far(_adds(one_minus, 1))]
+
+
+def _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners, n):
+    _grid_checks(input, grid, interpolation_mode, n)
+    sizes = list(input.sizes[2:])
+    out_spatial = list(grid.sizes[1:-1])
+    nb, ch = input.sizes[0], input.sizes[1]
+    flat = aten.reshape(input, [nb, ch, -1])
+    # the grid's last axis holds (x, y[, z]): x indexes the last input dim
+    coords = [aten.select_int(grid, -1, n - 1 - d) for d in range(n)]
+    raw = [_unnormalize(c, s, align_corners, n) for c, s in zip(coords, sizes, strict=True)]
+    if interpolation_mode == 2:  # bicubic: the taps are padded, not the coordinate
+        base = [aten.floor(c) for c in raw]
+        ws = [_cubic_coeffs(_sub(c, b)) for c, b in zip(raw, base, strict=True)]
+        out = None
+        for i in range(4):  # separable, as PyTorch: along x within each row, then across the rows
+            row = None
+            for j in range(4):
+                pts = [_pad_coord(_adds(base[0], i - 1), sizes[0], padding_mode, align_corners),
+                       _pad_coord(_adds(base[1], j - 1), sizes[1], padding_mode, align_corners)]
+                term = aten.mul_Tensor(_gather_points(flat, pts, sizes, out_spatial), aten.unsqueeze(ws[1][j], 1))
+                row = term if row is None else _add(row, term)
+            term = aten.mul_Tensor(row, aten.unsqueeze(ws[0][i], 1))
+            out = term if out is None else _add(out, term)
+        return out
+    pos = [_pad_coord(c, s, padding_mode, align_corners) for c, s in zip(raw, sizes, strict=True)]
+    if interpolation_mode == 1:
+        near = [aten.round(p) for p in pos]
+        out = _gather_points(flat, near, sizes, out_spatial)
+        # keep the grid in the graph: PyTorch's backward gives it a zero gradient, not none
+        zero = aten.unsqueeze(aten.abs(aten.mul_Scalar(near[0], 0)), 1)
+        return aten.where_self(aten.eq_Tensor(zero, zero), out, zero)
+    lo = [aten.floor(p) for p in pos]
+    out = None
+    order = range(n) if n == 2 else range(n - 1, -1, -1)  # the weight products' order in each kernel
+    for corner in range(1 << n):
+        pts, w = [None] * n, None
+        for d in order:
+            hi = (corner >> (n - 1 - d)) & 1
+            pt = _adds(lo[d], 1) if hi else lo[d]
+            wd = _sub(pos[d], lo[d]) if hi else _sub(_adds(lo[d], 1), pos[d])
+            pts[d] = pt
+            w = wd if w is None else aten.mul_Tensor(w, wd)
+        term = aten.mul_Tensor(_gather_points(flat, pts, sizes, out_spatial), aten.unsqueeze(w, 1))
+        out = term if out is None else _add(out, term)
+    return out
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners, 2)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners, 3)
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``grid_sampler``: the 2-D or 3-D sampler by the input's rank."""
+    if input.ndim == 5:
+        return grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners)
+    return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)
