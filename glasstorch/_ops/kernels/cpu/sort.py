@@ -4,8 +4,10 @@
 Everything rests on one numpy stable argsort along the sorted dim.  A *descending* stable sort is the
 ascending stable sort of the reversed data, reversed back: equal elements keep their original order and
 NaNs come first, exactly PyTorch's ``stable=True, descending=True`` order (NaN counts as the largest value,
--0.0 equals 0.0).  PyTorch's unstable sort and its ``topk``/``kthvalue`` selection algorithms order ties
-in an implementation-defined way; glasstorch gives them the stable order, which agrees whenever the
+-0.0 equals 0.0).  PyTorch's unstable sort is ``std::sort`` for bool/int8/uint8/int16/uint16/uint32/
+float16/bfloat16 (x86-simd-sort for the 32/64-bit types, radix for long 1-d integer sorts): glasstorch runs the
+same introsort in C for those (``introsort.py``), so ties come out in torch's order.  The other unstable
+sorts and the ``topk``/``kthvalue`` selection algorithms get the stable order, which agrees whenever the
 values are distinct (``topk`` with a small ``k`` and large ``kthvalue`` inputs partition first, O(n)).
 CPU ``unique`` always returns sorted values (PyTorch's CPU kernel sorts too); ``unique(dim=...)`` of rows
 holding NaNs is the one known divergence: PyTorch's ``std::sort`` comparator is not an order with NaNs.
@@ -29,6 +31,7 @@ from ...._tensor.impl import TensorImpl, empty_strided_impl
 from ...aten import aten
 from ...overlap import check_outputs_writable
 from ...tensor_iterator import common_dtype, reduced_shape, resize_out
+from . import introsort as _introsort
 from .linalg import is_meta, not_implemented, set_output
 
 __all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique_cpu", "unique2_cpu", "unique_dim_cpu",
@@ -100,11 +103,35 @@ def sort_stable_out(self: TensorImpl, stable, dim=-1, descending=False, values=N
         values.as_numpy()[()] = a[()]
         indices.as_numpy()[()] = 0
         return values, indices
-    idx = stable_argsort(_keys(a), d, descending)
+    idx = None if stable else _introsort_indices(a, d, descending)
+    if idx is None:
+        idx = stable_argsort(_keys(a), d, descending)
     sorted_values = np.take_along_axis(a, idx, axis=d)
     np.copyto(values.as_numpy(), sorted_values)
     np.copyto(indices.as_numpy(), idx)
     return values, indices
+
+
+# dtypes whose unstable CPU sort is std::sort (the others take x86-simd-sort; uint64 keys would not fit a double)
+_STD_SORT = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.float16)
+                      ) | {np.dtype(_dt.bfloat16.np)}
+_RADIX_MIN = 32768  # fbgemm's radix sort (stable) takes 1-d ascending integer sorts from GRAIN_SIZE elements
+
+
+def _introsort_indices(a: np.ndarray, d: int, descending: bool):
+    """torch's ``stable=False`` order for the dtypes its CPU kernel hands to ``std::sort`` (see
+    ``introsort.py``), or None where that is the stable order or the C library is unavailable."""
+    if a.dtype not in _STD_SORT or a.shape[d] <= 1:
+        return None
+    if a.ndim == 1 and not descending and a.dtype.kind in "iu" and a.size >= _RADIX_MIN:
+        return None
+    keys = np.ascontiguousarray(np.moveaxis(a, d, -1), dtype=np.float64)
+    n = keys.shape[-1]
+    flat = keys.reshape(-1, n)
+    idx = np.ascontiguousarray(np.broadcast_to(np.arange(n, dtype=np.int64), flat.shape))
+    if not _introsort.introsort_rows(flat, idx, descending):
+        return None
+    return np.moveaxis(idx.reshape(keys.shape), -1, d)
 
 
 def sort(self: TensorImpl, dim=-1, descending=False):
