@@ -35,3 +35,24 @@ def test_sort_unstable_ties(dtype, shape, descending):
 def test_argsort_and_msort_unstable(dtype):
     assert_same(*both(lambda m: m.argsort(_data(m, dtype, (8000,)))))
     assert_same(*both(lambda m: m.msort(_data(m, dtype, (300, 2)))))
+
+
+@pytest.mark.parametrize("sorted_", [True, False])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("k", [1, 3, 40, 200])
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "float16", "bfloat16", "float64"])
+def test_topk_tie_order(dtype, k, largest, sorted_):
+    """torch's topk_impl_loop: partial_sort when 64 k <= n, else nth_element (+ sort of the first k - 1)."""
+    for size, dim in (((3, 300), 1), ((300, 2), 0)):
+        def run(m, size=size, dim=dim):
+            return m.topk(_data(m, dtype, size), k, dim=dim, largest=largest, sorted=sorted_)
+        g, t = both(run)
+        assert_same(g.values, t.values)
+        assert_same(g.indices, t.indices)
+
+
+def test_topk_leaves_input_alone():
+    g, t = both(lambda m: m.arange(20.0, dtype=m.float64).flip(0))
+    g.topk(5), t.topk(5)
+    g.sort(stable=False), t.sort(stable=False)
+    assert_same(g, t)

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import ckernels as _ckernels
 
-__all__ = ["introsort_rows"]
+__all__ = ["introsort_rows", "topk_rows"]
 
 _C_SOURCE = r"""
 #include <stdint.h>
@@ -69,20 +69,36 @@ static void gt_adjust_heap(const gt_seq *s, int64_t first, int64_t hole, int64_t
     gt_push_heap(s, first, hole, top, vk, vv);
 }
 
-static void gt_heap_sort(const gt_seq *s, int64_t first, int64_t last) {
+static void gt_make_heap(const gt_seq *s, int64_t first, int64_t last) {
     int64_t len = last - first;
-    if (len >= 2) {
-        for (int64_t parent = (len - 2) / 2;; parent--) {
-            gt_adjust_heap(s, first, parent, len, s->k[first + parent], s->v[first + parent]);
-            if (parent == 0) break;
-        }
+    if (len < 2) return;
+    for (int64_t parent = (len - 2) / 2;; parent--) {
+        gt_adjust_heap(s, first, parent, len, s->k[first + parent], s->v[first + parent]);
+        if (parent == 0) return;
     }
-    while (last - first > 1) {
-        --last;
-        double vk = s->k[last]; int64_t vv = s->v[last];
-        s->k[last] = s->k[first]; s->v[last] = s->v[first];
-        gt_adjust_heap(s, first, 0, last - first, vk, vv);
-    }
+}
+
+/* move the heap's top to `result`, re-heap [first, last) with result's old element */
+static void gt_pop_heap(const gt_seq *s, int64_t first, int64_t last, int64_t result) {
+    double vk = s->k[result]; int64_t vv = s->v[result];
+    s->k[result] = s->k[first]; s->v[result] = s->v[first];
+    gt_adjust_heap(s, first, 0, last - first, vk, vv);
+}
+
+static void gt_sort_heap(const gt_seq *s, int64_t first, int64_t last) {
+    while (last - first > 1) { --last; gt_pop_heap(s, first, last, last); }
+}
+
+/* the `middle - first` smallest of [first, last) into a heap on [first, middle) */
+static void gt_heap_select(const gt_seq *s, int64_t first, int64_t middle, int64_t last) {
+    gt_make_heap(s, first, middle);
+    for (int64_t i = middle; i < last; ++i)
+        if (LESS(i, first)) gt_pop_heap(s, first, middle, i);
+}
+
+static void gt_heap_sort(const gt_seq *s, int64_t first, int64_t last) {
+    gt_heap_select(s, first, last, last);
+    gt_sort_heap(s, first, last);
 }
 
 static void gt_median_to_first(const gt_seq *s, int64_t r, int64_t a, int64_t b, int64_t c) {
@@ -95,23 +111,34 @@ static void gt_median_to_first(const gt_seq *s, int64_t r, int64_t a, int64_t b,
     else gt_swap(s, r, b);
 }
 
+/* median of three to `first`, then the unguarded partition around it: the cut */
+static int64_t gt_partition_pivot(const gt_seq *s, int64_t first, int64_t last) {
+    gt_median_to_first(s, first, first + 1, first + (last - first) / 2, last - 1);
+    int64_t lo = first + 1, hi = last;
+    for (;;) {
+        while (LESS(lo, first)) ++lo;
+        --hi;
+        while (LESS(first, hi)) --hi;
+        if (!(lo < hi)) return lo;
+        gt_swap(s, lo, hi);
+        ++lo;
+    }
+}
+
 static void gt_introsort_loop(const gt_seq *s, int64_t first, int64_t last, int64_t depth) {
     while (last - first > 16) {
         if (depth == 0) { gt_heap_sort(s, first, last); return; }
         --depth;
-        gt_median_to_first(s, first, first + 1, first + (last - first) / 2, last - 1);
-        int64_t lo = first + 1, hi = last;
-        for (;;) {
-            while (LESS(lo, first)) ++lo;
-            --hi;
-            while (LESS(first, hi)) --hi;
-            if (!(lo < hi)) break;
-            gt_swap(s, lo, hi);
-            ++lo;
-        }
-        gt_introsort_loop(s, lo, last, depth);
-        last = lo;
+        int64_t cut = gt_partition_pivot(s, first, last);
+        gt_introsort_loop(s, cut, last, depth);
+        last = cut;
     }
+}
+
+static int64_t gt_lg(int64_t n) {
+    int64_t lg = 0;
+    for (; n > 1; n >>= 1) lg++;
+    return lg;
 }
 
 static void gt_linear_insert(const gt_seq *s, int64_t i) {
@@ -134,24 +161,62 @@ static void gt_insertion_sort(const gt_seq *s, int64_t first, int64_t last) {
     }
 }
 
+static void gt_insertion_sort(const gt_seq *s, int64_t first, int64_t last);
+static void gt_linear_insert(const gt_seq *s, int64_t i);
+
+/* std::sort on [first, last) */
+static void gt_sort_range(const gt_seq *s, int64_t first, int64_t last) {
+    if (first == last) return;
+    gt_introsort_loop(s, first, last, 2 * gt_lg(last - first));
+    if (last - first > 16) {
+        gt_insertion_sort(s, first, first + 16);
+        for (int64_t i = first + 16; i < last; i++) gt_linear_insert(s, i);
+    } else {
+        gt_insertion_sort(s, first, last);
+    }
+}
+
+/* std::nth_element(first, nth, last) */
+static void gt_nth_element(const gt_seq *s, int64_t first, int64_t nth, int64_t last) {
+    if (first == last || nth == last) return;
+    int64_t depth = 2 * gt_lg(last - first);
+    while (last - first > 3) {
+        if (depth == 0) {
+            gt_heap_select(s, first, nth + 1, last);
+            gt_swap(s, first, nth);
+            return;
+        }
+        --depth;
+        int64_t cut = gt_partition_pivot(s, first, last);
+        if (cut <= nth) first = cut; else last = cut;
+    }
+    gt_insertion_sort(s, first, last);
+}
+
 void gt_introsort_rows(double *keys, int64_t *idx, int64_t rows, int64_t n, int desc) {
-    int64_t lg = 0;
-    for (int64_t m = n; m > 1; m >>= 1) lg++;
     for (int64_t r = 0; r < rows; r++) {
         gt_seq s = { keys + r * n, idx + r * n, desc };
-        if (n == 0) continue;
-        gt_introsort_loop(&s, 0, n, 2 * lg);
-        if (n > 16) {
-            gt_insertion_sort(&s, 0, 16);
-            for (int64_t i = 16; i < n; i++) gt_linear_insert(&s, i);
+        gt_sort_range(&s, 0, n);
+    }
+}
+
+/* topk_impl_loop: the first k of each row end up as torch's topk leaves them */
+void gt_topk_rows(double *keys, int64_t *idx, int64_t rows, int64_t n, int64_t k, int largest, int sorted) {
+    if (k == 0) return;
+    for (int64_t r = 0; r < rows; r++) {
+        gt_seq s = { keys + r * n, idx + r * n, largest };
+        if (k * 64 <= n) {
+            gt_heap_select(&s, 0, k, n);
+            gt_sort_heap(&s, 0, k);
         } else {
-            gt_insertion_sort(&s, 0, n);
+            gt_nth_element(&s, 0, k - 1, n);
+            if (sorted) gt_sort_range(&s, 0, k - 1);
         }
     }
 }
 """
 
-_state = {"loaded": False, "fn": None}
+_state = {"loaded": False, "fn": None, "topk": None}
 _lock = threading.Lock()
 
 
@@ -166,6 +231,11 @@ def _load():
                 fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int)
                 fn.restype = None
                 _state["fn"] = fn
+                top = lib.gt_topk_rows
+                top.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                                ctypes.c_int, ctypes.c_int)
+                top.restype = None
+                _state["topk"] = top
         finally:
             _state["loaded"] = True
 
@@ -179,4 +249,17 @@ def introsort_rows(keys: np.ndarray, idx: np.ndarray, descending: bool) -> bool:
     if fn is None:
         return False
     fn(keys.ctypes.data, idx.ctypes.data, keys.shape[0], keys.shape[1], int(bool(descending)))
+    return True
+
+
+def topk_rows(keys: np.ndarray, idx: np.ndarray, k: int, largest: bool, sorted: bool) -> bool:
+    """Rearrange each row of ``keys``/``idx`` (as :func:`introsort_rows`) as torch's ``topk_impl_loop`` does
+    (``partial_sort`` when ``64 k <= n``, else ``nth_element`` and, when sorted, ``sort`` of the first ``k - 1``):
+    the first ``k`` columns are then torch's values and indices; False when the C library is unavailable."""
+    if not _state["loaded"]:
+        _load()
+    fn = _state["topk"]
+    if fn is None:
+        return False
+    fn(keys.ctypes.data, idx.ctypes.data, keys.shape[0], keys.shape[1], k, int(bool(largest)), int(bool(sorted)))
     return True

@@ -118,6 +118,25 @@ _STD_SORT = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int1
 _RADIX_MIN = 32768  # fbgemm's radix sort (stable) takes 1-d ascending integer sorts from GRAIN_SIZE elements
 
 
+def _rows(a: np.ndarray, d: int):
+    """float64 keys with ``d`` last, as a C-contiguous ``(rows, n)`` block, and its fresh 0..n-1 indices."""
+    keys = np.moveaxis(a, d, -1).astype(np.float64, order="C")  # always a copy: sorted in place
+    flat = keys.reshape(-1, keys.shape[-1])
+    idx = np.ascontiguousarray(np.broadcast_to(np.arange(flat.shape[1], dtype=np.int64), flat.shape))
+    return keys.shape, flat, idx
+
+
+def _topk_indices(a: np.ndarray, k: int, d: int, largest: bool, sorted: bool):
+    """torch's ``topk`` indices (``topk_impl_loop``'s partial_sort / nth_element, see ``introsort.py``), or None
+    where the keys do not fit a double exactly or the C library is unavailable."""
+    if a.dtype.kind in "iu" and a.dtype.itemsize == 8 and a.size and np.abs(a).max() >= 2 ** 53:
+        return None
+    shape, flat, idx = _rows(a, d)
+    if not _introsort.topk_rows(flat, idx, k, largest, sorted):
+        return None
+    return np.moveaxis(idx.reshape(shape)[..., :k], -1, d)
+
+
 def _introsort_indices(a: np.ndarray, d: int, descending: bool):
     """torch's ``stable=False`` order for the dtypes its CPU kernel hands to ``std::sort`` (see
     ``introsort.py``), or None where that is the stable order or the C library is unavailable."""
@@ -125,13 +144,10 @@ def _introsort_indices(a: np.ndarray, d: int, descending: bool):
         return None
     if a.ndim == 1 and not descending and a.dtype.kind in "iu" and a.size >= _RADIX_MIN:
         return None
-    keys = np.ascontiguousarray(np.moveaxis(a, d, -1), dtype=np.float64)
-    n = keys.shape[-1]
-    flat = keys.reshape(-1, n)
-    idx = np.ascontiguousarray(np.broadcast_to(np.arange(n, dtype=np.int64), flat.shape))
+    shape, flat, idx = _rows(a, d)
     if not _introsort.introsort_rows(flat, idx, descending):
         return None
-    return np.moveaxis(idx.reshape(keys.shape), -1, d)
+    return np.moveaxis(idx.reshape(shape), -1, d)
 
 
 def sort(self: TensorImpl, dim=-1, descending=False):
@@ -166,7 +182,9 @@ def topk_out(self: TensorImpl, k, dim=-1, largest=True, sorted=True, values=None
         values.as_numpy()[()] = a[()]
         indices.as_numpy()[()] = 0
         return values, indices
-    idx = _select_indices(_keys(a), k, d, largest)
+    idx = _topk_indices(a, k, d, largest, sorted)
+    if idx is None:
+        idx = _select_indices(_keys(a), k, d, largest)
     np.copyto(values.as_numpy(), np.take_along_axis(a, idx, axis=d))
     np.copyto(indices.as_numpy(), idx)
     return values, indices
