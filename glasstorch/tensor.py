@@ -1146,6 +1146,10 @@ class Tensor(_tf.TensorBase):
     def cdouble(self, memory_format=preserve_format):
         return self.to(_dt.complex128, memory_format=memory_format)
 
+    @_subclass_protocol
+    def chalf(self, memory_format=preserve_format):
+        return self.to(_dt.complex32, memory_format=memory_format)
+
     # -- new_* factories ------------------------------------------------------------------------------
     @_subclass_protocol
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):

@@ -286,7 +286,7 @@ SOURCES = {
     "zero_dim": lambda m: m.tensor(-3.7),
 }
 METHODS = ["float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "cfloat",
-           "cdouble"]
+           "cdouble", "chalf"]
 
 
 @pytest.mark.parametrize("method", METHODS)

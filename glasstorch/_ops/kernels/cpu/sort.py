@@ -4,8 +4,10 @@
 Everything rests on one numpy stable argsort along the sorted dim.  A *descending* stable sort is the
 ascending stable sort of the reversed data, reversed back: equal elements keep their original order and
 NaNs come first, exactly PyTorch's ``stable=True, descending=True`` order (NaN counts as the largest value,
--0.0 equals 0.0).  PyTorch's unstable sort and its ``topk``/``kthvalue`` selection algorithms order ties
-in an implementation-defined way; glasstorch gives them the stable order, which agrees whenever the
+-0.0 equals 0.0).  PyTorch's unstable sort is ``std::sort`` for bool/int8/uint8/int16/uint16/uint32/
+float16/bfloat16 (x86-simd-sort for the 32/64-bit types, radix for long 1-d integer sorts): glasstorch runs the
+same introsort in C for those (``introsort.py``), so ties come out in torch's order.  The other unstable
+sorts and the ``topk``/``kthvalue`` selection algorithms get the stable order, which agrees whenever the
 values are distinct (``topk`` with a small ``k`` and large ``kthvalue`` inputs partition first, O(n)).
 CPU ``unique`` always returns sorted values (PyTorch's CPU kernel sorts too); ``unique(dim=...)`` of rows
 holding NaNs is the one known divergence: PyTorch's ``std::sort`` comparator is not an order with NaNs.
@@ -29,6 +31,7 @@ from ...._tensor.impl import TensorImpl, empty_strided_impl
 from ...aten import aten
 from ...overlap import check_no_partial_overlap, check_outputs_writable
 from ...tensor_iterator import common_dtype, reduced_shape, resize_out
+from . import introsort as _introsort
 from . import quickselect as _quickselect
 from .linalg import is_meta, not_implemented, set_output
 
@@ -101,11 +104,51 @@ def sort_stable_out(self: TensorImpl, stable, dim=-1, descending=False, values=N
         values.as_numpy()[()] = a[()]
         indices.as_numpy()[()] = 0
         return values, indices
-    idx = stable_argsort(_keys(a), d, descending)
+    idx = None if stable else _introsort_indices(a, d, descending)
+    if idx is None:
+        idx = stable_argsort(_keys(a), d, descending)
     sorted_values = np.take_along_axis(a, idx, axis=d)
     np.copyto(values.as_numpy(), sorted_values)
     np.copyto(indices.as_numpy(), idx)
     return values, indices
+
+
+# dtypes whose unstable CPU sort is std::sort (the others take x86-simd-sort; uint64 keys would not fit a double)
+_STD_SORT = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.float16)
+                      ) | {np.dtype(_dt.bfloat16.np)}
+_RADIX_MIN = 32768  # fbgemm's radix sort (stable) takes 1-d ascending integer sorts from GRAIN_SIZE elements
+
+
+def _rows(a: np.ndarray, d: int):
+    """float64 keys with ``d`` last, as a C-contiguous ``(rows, n)`` block, and its fresh 0..n-1 indices."""
+    keys = np.moveaxis(a, d, -1).astype(np.float64, order="C")  # always a copy: sorted in place
+    flat = keys.reshape(-1, keys.shape[-1])
+    idx = np.ascontiguousarray(np.broadcast_to(np.arange(flat.shape[1], dtype=np.int64), flat.shape))
+    return keys.shape, flat, idx
+
+
+def _topk_indices(a: np.ndarray, k: int, d: int, largest: bool, sorted: bool):
+    """torch's ``topk`` indices (``topk_impl_loop``'s partial_sort / nth_element, see ``introsort.py``), or None
+    where the keys do not fit a double exactly or the C library is unavailable."""
+    if a.dtype.kind in "iu" and a.dtype.itemsize == 8 and a.size and np.abs(a).max() >= 2 ** 53:
+        return None
+    shape, flat, idx = _rows(a, d)
+    if not _introsort.topk_rows(flat, idx, k, largest, sorted):
+        return None
+    return np.moveaxis(idx.reshape(shape)[..., :k], -1, d)
+
+
+def _introsort_indices(a: np.ndarray, d: int, descending: bool):
+    """torch's ``stable=False`` order for the dtypes its CPU kernel hands to ``std::sort`` (see
+    ``introsort.py``), or None where that is the stable order or the C library is unavailable."""
+    if a.dtype not in _STD_SORT or a.shape[d] <= 1:
+        return None
+    if a.ndim == 1 and not descending and a.dtype.kind in "iu" and a.size >= _RADIX_MIN:
+        return None
+    shape, flat, idx = _rows(a, d)
+    if not _introsort.introsort_rows(flat, idx, descending):
+        return None
+    return np.moveaxis(idx.reshape(shape), -1, d)
 
 
 def sort(self: TensorImpl, dim=-1, descending=False):
@@ -140,7 +183,9 @@ def topk_out(self: TensorImpl, k, dim=-1, largest=True, sorted=True, values=None
         values.as_numpy()[()] = a[()]
         indices.as_numpy()[()] = 0
         return values, indices
-    idx = _select_indices(_keys(a), k, d, largest)
+    idx = _topk_indices(a, k, d, largest, sorted)
+    if idx is None:
+        idx = _select_indices(_keys(a), k, d, largest)
     np.copyto(values.as_numpy(), np.take_along_axis(a, idx, axis=d))
     np.copyto(indices.as_numpy(), idx)
     return values, indices
