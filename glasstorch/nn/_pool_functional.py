@@ -7,32 +7,11 @@ Invariant: each function repeats PyTorch's Python-level checks and calls the ope
 
 from __future__ import annotations
 
-import collections.abc
 import warnings
-from itertools import repeat
 
 from glasstorch._generated import functions as _gen
 
-
-def _ntuple(n):
-    def parse(x):
-        if isinstance(x, collections.abc.Iterable):
-            return tuple(x)
-        return tuple(repeat(x, n))
-    return parse
-
-
-_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
-
-
-def _list_with_default(out_size, defaults):
-    """``torch.nn.modules.utils._list_with_default``: ``None`` entries take the input's trailing sizes."""
-    if isinstance(out_size, int):
-        return out_size
-    if len(defaults) <= len(out_size):
-        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
-    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):], strict=False)]
-
+from .modules.utils import _list_with_default, _pair, _single, _triple
 
 pixel_shuffle = _gen.pixel_shuffle  # torch.nn.functional.pixel_shuffle is torch.pixel_shuffle
 pixel_unshuffle = _gen.pixel_unshuffle
