@@ -124,8 +124,7 @@ _default = thread_state.register(_DefaultDevice())
 
 def get_default_device() -> device:
     """``torch.get_default_device``: the device factories use now (Note [The default device])."""
-    d = _default.stack[-1] if _default.stack else _default.default
-    return CPU if d is None else d
+    return factory_device(None)
 
 
 def set_default_device(d) -> None:
