@@ -95,8 +95,11 @@ def _shape_step(p, var, x, op):
             st.sampled_from([0.45, 1.3, None])))
     if op == "matmul":
         k = x.shape[-1] if n else 1
-        w = p.do(("fn", "tensor"), _nest((_W * k)[:k * 2], (k, 2)),  # k can pass 4 after a repeat
-                 dtype=DT("float64"), name=p.fresh("w"))
+        if k:
+            w = p.do(("fn", "tensor"), _nest((_W * k)[:k * 2], (k, 2)),  # k can pass 4 after a repeat
+                     dtype=DT("float64"), name=p.fresh("w"))
+        else:  # a slice emptied the last dimension: the weight is (0, 2), which a nested list cannot spell
+            w = p.fn("zeros", 0, 2, dtype=DT("float64"), name=p.fresh("w"))
         return p.fn("matmul", V(var), V(p.name_of(w))) if n else p.method(var, "mul", 2.0)
     if op in ("cat", "stack"):
         return p.fn(op, [V(var), V(p.name_of(p.method(var, "mul", 0.5)))], dim)
