@@ -150,6 +150,24 @@ class _LegacyTensorMeta(type):
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj._impl.dtype is cls._legacy_dtype and obj._impl.device.type == "cpu"
 
+    # What PyTorch's ``torch.tensortype`` tells about the tensors a legacy class makes (``torch.FloatTensor.dtype``):
+    # metaclass properties, so the class's own ``dtype`` property still serves its instances.
+    @property
+    def dtype(cls):
+        return cls._legacy_dtype
+
+    @property
+    def layout(cls):
+        return strided
+
+    @property
+    def is_cuda(cls) -> bool:
+        return False
+
+    @property
+    def is_sparse(cls) -> bool:
+        return False
+
 
 
 def _subclass_protocol(fn):
