@@ -5,7 +5,8 @@
 (``None``: an argument shared by every sample) and stacks each output along ``out_dims``.  PyTorch runs ``func``
 once on BatchedTensors; glasstorch has none and runs it once per sample on the slices, stacking the results:
 the same values and the same argument errors, but ``func`` runs ``batch size`` times and its outputs are new
-tensors (a sample's output is never the very tensor passed in).
+tensors (a sample's output is never the very tensor passed in).  A random draw inside ``func`` raises PyTorch's
+"We do not yet support calling random operations inside of vmap" (``_core/vmap_state.py``).
 
 Invariant: every sample sees its slices as views of the inputs (``select``), so in-place writes reach them.
 """
@@ -16,6 +17,7 @@ import functools
 import warnings
 from collections.abc import Callable
 
+from ._core import vmap_state as _vmap_state
 from ._generated import functions as _functions
 from .tensor import Tensor
 
@@ -133,11 +135,12 @@ def _vmap(func: Callable, in_dims=0, out_dims=0, allow_none_pass_through: bool =
         _check_out_dims(out_dims, func)
         batch = _check_in_dims(args, in_dims, func)
         per_sample = []
-        for b in range(batch):
-            out = func(*_sample(args, in_dims, b))
-            if not allow_none_pass_through:
-                _validate_outputs(out, func)
-            per_sample.append(out)
+        with _vmap_state.inside_vmap():  # random draws are refused (PyTorch's random batching rules raise)
+            for b in range(batch):
+                out = func(*_sample(args, in_dims, b))
+                if not allow_none_pass_through:
+                    _validate_outputs(out, func)
+                per_sample.append(out)
         return _stack(per_sample, out_dims, func, allow_none_pass_through)
     return wrapped
 

@@ -150,6 +150,24 @@ class _LegacyTensorMeta(type):
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj._impl.dtype is cls._legacy_dtype and obj._impl.device.type == "cpu"
 
+    # What PyTorch's ``torch.tensortype`` tells about the tensors a legacy class makes (``torch.FloatTensor.dtype``):
+    # metaclass properties, so the class's own ``dtype`` property still serves its instances.
+    @property
+    def dtype(cls):
+        return cls._legacy_dtype
+
+    @property
+    def layout(cls):
+        return strided
+
+    @property
+    def is_cuda(cls) -> bool:
+        return False
+
+    @property
+    def is_sparse(cls) -> bool:
+        return False
+
 
 
 def _subclass_protocol(fn):
@@ -178,10 +196,11 @@ def _check_grad_assignment(t, value) -> None:
     if value is t:
         raise RuntimeError("can't assign Variable as its own grad")
     impl, g = t._impl, value._impl
-    if g.dtype is not impl.dtype:
+    want = _autograd_graph.grad_dtype(impl)
+    if want is not None and g.dtype is not want:
         raise RuntimeError(
             f"attempting to assign a gradient with dtype '{_dt.cpp_type_name(g.dtype, 'typeid')}' to a tensor with "
-            f"grad_dtype '{_dt.name_of(impl.dtype)}'. The gradient must match the tensor's grad_dtype (defaults to "
+            f"grad_dtype '{_dt.name_of(want)}'. The gradient must match the tensor's grad_dtype (defaults to "
             "the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to "
             "allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "
             "break downstream systems that assume they match.")
@@ -525,6 +544,31 @@ class Tensor(_tf.TensorBase):
     @grad.deleter
     def grad(self):
         self.grad = None
+
+    @property
+    def grad_dtype(self):
+        """The dtype of this leaf's gradients (its own by default; None: any): incoming ones are cast to it, an
+        assigned ``.grad`` must have it."""
+        if not self.is_leaf:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return _autograd_graph.grad_dtype(self._impl)
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        impl = self._impl
+        if not self.is_leaf:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, _dt.dtype):
+            raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+        if impl.autograd is None:
+            impl.autograd = AutogradMeta()
+        old = impl.autograd.grad
+        if value is not None and old is not None and old.dtype is not value:
+            raise RuntimeError(f"Cannot set grad_dtype to '{_dt.name_of(value)}' because there is already a gradient "
+                               f"with dtype '{_dt.cpp_type_name(old.dtype, 'typeid')}'. Please clear the gradient "
+                               "(.grad = None) before changing grad_dtype, or ensure the new grad_dtype matches the "
+                               "existing gradient's dtype.")
+        _autograd_graph.set_grad_dtype(impl, value)
 
     @property
     def grad_fn(self):

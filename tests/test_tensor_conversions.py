@@ -427,3 +427,16 @@ def test_requires_grad_false_on_int_is_fine():
     g, t = both(lambda m: m.zeros(2, dtype=m.int64).requires_grad_(False))
     assert_same(g, t)
     assert not g.requires_grad
+
+
+@pytest.mark.parametrize("name", ["DoubleTensor", "FloatTensor", "IntTensor", "ByteTensor", "HalfTensor"])
+def test_legacy_class_attributes(name):
+    """``torch.FloatTensor.dtype`` (and layout, is_cuda, is_sparse) on the class itself, as torch.tensortype's; the
+    instances' own properties are unchanged; ``x.type(cls)`` and ``randint(dtype=cls.dtype)`` make instances."""
+    g, t = getattr(gt, name), getattr(torch, name)
+    assert str(g.dtype) == str(t.dtype)
+    assert str(g.layout) == str(t.layout) and g.is_cuda is t.is_cuda is False and g.is_sparse is t.is_sparse is False
+    y = both(lambda m: m.randint(5, (5, 5), dtype=getattr(m, name).dtype, generator=m.Generator().manual_seed(0)))
+    assert_same(*y)
+    assert isinstance(y[0], g) and isinstance(gt.randn(2).type(g), g) and gt.randn(2).type(g).dtype is g.dtype
+    assert g().dtype is g.dtype and isinstance(g(), g)

@@ -25,6 +25,7 @@ import struct
 
 import numpy as np
 
+from .._core import vmap_state as _vmap_state
 from .._core.device import as_device
 
 __all__ = ["Generator", "DEFAULT_SEED", "default_generator"]
@@ -128,6 +129,7 @@ class Generator:
     # -- draws ----------------------------------------------------------------------------------------------
     def random(self, n: int) -> np.ndarray:
         """``n`` draws of ``CPUGeneratorImpl::random()``: 32-bit words, as a uint64 array."""
+        _vmap_state.check_random()
         if n:
             self._fresh = False
         return self._bg.random_raw(n)
@@ -135,6 +137,7 @@ class Generator:
     def engine_address(self, n: int) -> int:
         """The address of the engine's state (numpy's ``mt19937_state``: 624 words, then ``pos``) for a C kernel
         about to draw ``n`` words from it in place."""
+        _vmap_state.check_random()
         if n:
             self._fresh = False
         return self._address

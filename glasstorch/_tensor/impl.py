@@ -101,6 +101,9 @@ class AutogradMeta:
     view_fn = None  # a view's replay chain (Note [View replay] in _ops/layer_kernels.py; _ops/view_funcs.py)
     grad_pyobj = None  # the public Tensor last handed out for ``grad`` (Tensor.grad keeps it alive)
     fw_grad = None  # forward-AD tangents, level -> TensorImpl (autograd/forward_grad.py)
+    # ``Tensor.grad_dtype`` once assigned (None: gradients of any dtype); unassigned, it is the tensor's dtype
+    grad_dtype = None
+    grad_dtype_set = False
 
     def __init__(self, requires_grad=False):
         self.requires_grad = requires_grad

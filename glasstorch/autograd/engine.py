@@ -121,7 +121,7 @@ def _conform(node: NodeBase, i: int, g: TensorImpl, meta) -> TensorImpl:
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
                                f"{_fmt(g.sizes)} but expected shape compatible with {_fmt(sizes)}")
         g = sum_to(g, sizes)
-    if g.dtype is not dtype:
+    if dtype is not None and g.dtype is not dtype:  # None: a leaf whose grad_dtype allows any
         if g.dtype.is_complex and not dtype.is_complex:  # Note [Conjugate Wirtinger gradients]
             g = aten.real(g)  # a real input keeps the real part (PyTorch's handle_r_to_c)
         g = aten._to_copy(g, dtype, None, None, None, False, None)

@@ -282,7 +282,7 @@ class AccumulateGrad(NodeBase):
     def __init__(self, impl: TensorImpl):
         self.next_edges = ()  # NodeBase.__init__'s stores, inline
         self.sequence_nr = UINT64_MAX
-        self.input_meta = [(impl.sizes, impl.dtype, impl.device)]
+        self.input_meta = [(impl.sizes, grad_dtype(impl), impl.device)]
         self.impl = impl
         self._tensor_pre_hooks = None
 
@@ -299,6 +299,23 @@ class AccumulateGrad(NodeBase):
 
 
 accumulate_grad = None  # the accumulation rule, bound by the engine module (it needs ops)
+
+
+def grad_dtype(impl: TensorImpl):
+    """The dtype a leaf's incoming gradients are cast to (``Tensor.grad_dtype``): its own unless one was assigned,
+    None for any."""
+    meta = impl.autograd
+    return meta.grad_dtype if meta is not None and meta.grad_dtype_set else impl.dtype
+
+
+def set_grad_dtype(impl: TensorImpl, dtype) -> None:
+    """Assign a leaf's ``grad_dtype`` (None: any); its live AccumulateGrad casts to it from now on."""
+    meta = impl.autograd
+    meta.grad_dtype, meta.grad_dtype_set = dtype, True
+    ref = meta.grad_accumulator
+    node = ref() if ref is not None else None
+    if node is not None:
+        node.input_meta = [(impl.sizes, dtype, impl.device)]
 
 
 def grad_accumulator(impl: TensorImpl) -> AccumulateGrad:
