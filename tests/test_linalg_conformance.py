@@ -271,6 +271,18 @@ def test_matrix_exp_follows_torchs_degrees(dtype, scale, shape):
     np.testing.assert_allclose(np.asarray(got.tolist()), want.numpy(), rtol=tol, atol=tol * float(want.abs().max()))
 
 
+@pytest.mark.parametrize("n, shape", [(2, ()), (5, ()), (5, (3,)), (7, (2,))])
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "float64", "complex128"])
+@pytest.mark.parametrize("scale", [0.04, 0.4, 1.2, 9.0])
+def test_matrix_exp_small_matrices_bit_for_bit(dtype, scale, n, shape):
+    """Below 400 multiply-adds a product torch's batched matmul is a plain loop over k, not BLAS: with the same
+    loop every degree (and the squarings of the scaled degree 18, where roundings grow) gives torch's bits."""
+    a = (_c(*shape, n, n) if dtype.startswith("complex") else _r(*shape, n, n)) * scale
+    want = torch.linalg.matrix_exp(torch.tensor(a, dtype=getattr(torch, dtype)))
+    got = gt.linalg.matrix_exp(gt.tensor(a, dtype=getattr(gt, dtype)))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_matrix_exp_16_bit_reads_torchs_tables_as_torch_does(dtype):
     a = RNG.uniform(-9, 9, (5, 5))  # the OpInfo's magnitudes: the degree-18 route, NaN in torch
