@@ -95,6 +95,20 @@ def test_lstsq_complex_gradient():
     _close(lambda m, a, b: m.linalg.lstsq(a, b).solution, [_c(4, 3), _c(4, 2)])
 
 
+@pytest.mark.parametrize("shape", [(3, 4), (4, 3), (2, 3, 3)])
+def test_complex_svd_gradient_through_u_keeps_only_the_phase_term(shape):
+    """A phase-invariant loss (U Vᴴ and S): PyTorch's diagonal correction is i Im(diag(Uᴴ gU)) / S, from the
+    skew-Hermitian part of Uᴴ gU; the real part of that diagonal must not enter."""
+    w = _c(*shape)
+
+    def f(m, a):
+        U, S, Vh = m.linalg.svd(a, full_matrices=False)
+        return ((U @ Vh) * m.tensor(w)).sum().real + (S * m.linspace(1.0, 2.0, S.shape[-1], dtype=m.float64)).sum()
+
+    got, want = _grads(f, [_c(*shape)])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-9, atol=1e-9)
+
+
 def test_svd_gradient_of_an_empty_matrix_is_defined():
     grads = []
     for lib in (gt, torch):
