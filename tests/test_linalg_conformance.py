@@ -95,6 +95,20 @@ def test_lstsq_complex_gradient():
     _close(lambda m, a, b: m.linalg.lstsq(a, b).solution, [_c(4, 3), _c(4, 2)])
 
 
+@pytest.mark.parametrize("shape", [(3, 4), (4, 3), (2, 3, 3)])
+def test_complex_svd_gradient_through_u_keeps_only_the_phase_term(shape):
+    """A phase-invariant loss (U Vᴴ and S): PyTorch's diagonal correction is i Im(diag(Uᴴ gU)) / S, from the
+    skew-Hermitian part of Uᴴ gU; the real part of that diagonal must not enter."""
+    w = _c(*shape)
+
+    def f(m, a):
+        U, S, Vh = m.linalg.svd(a, full_matrices=False)
+        return ((U @ Vh) * m.tensor(w)).sum().real + (S * m.linspace(1.0, 2.0, S.shape[-1], dtype=m.float64)).sum()
+
+    got, want = _grads(f, [_c(*shape)])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-9, atol=1e-9)
+
+
 def test_svd_gradient_of_an_empty_matrix_is_defined():
     grads = []
     for lib in (gt, torch):
@@ -269,6 +283,18 @@ def test_matrix_exp_follows_torchs_degrees(dtype, scale, shape):
     got = gt.linalg.matrix_exp(gt.tensor(a, dtype=getattr(gt, dtype)))
     tol = 1e-5 if dtype == "float32" else 1e-12
     np.testing.assert_allclose(np.asarray(got.tolist()), want.numpy(), rtol=tol, atol=tol * float(want.abs().max()))
+
+
+@pytest.mark.parametrize("n, shape", [(2, ()), (5, ()), (5, (3,)), (7, (2,))])
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "float64", "complex128"])
+@pytest.mark.parametrize("scale", [0.04, 0.4, 1.2, 9.0])
+def test_matrix_exp_small_matrices_bit_for_bit(dtype, scale, n, shape):
+    """Below 400 multiply-adds a product torch's batched matmul is a plain loop over k, not BLAS: with the same
+    loop every degree (and the squarings of the scaled degree 18, where roundings grow) gives torch's bits."""
+    a = (_c(*shape, n, n) if dtype.startswith("complex") else _r(*shape, n, n)) * scale
+    want = torch.linalg.matrix_exp(torch.tensor(a, dtype=getattr(torch, dtype)))
+    got = gt.linalg.matrix_exp(gt.tensor(a, dtype=getattr(gt, dtype)))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

@@ -13,8 +13,8 @@ from functools import lru_cache, reduce
 from .layout import channels_last, channels_last_3d, contiguous_format, preserve_format
 
 __all__ = [
-    "Size", "contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "compute_stride",
-    "infer_size", "wrap_dim", "broadcast_shapes", "prod",
+    "Size", "contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "maybe_overlapping",
+    "compute_stride", "infer_size", "wrap_dim", "broadcast_shapes", "prod",
 ]
 
 
@@ -94,6 +94,20 @@ def is_contiguous(sizes, strides) -> bool:
                 return 0 in sizes
             expected *= s
     return True
+
+
+def maybe_overlapping(sizes, strides) -> bool:
+    """Whether two index tuples of this geometry may reach the same element (stride-0 or interleaved dims), as
+    PyTorch's ``_maybe_overlapping_memory``; an empty geometry reaches none."""
+    dims = sorted((st, s) for s, st in zip(sizes, strides, strict=True) if s != 1)
+    if any(s == 0 for _, s in dims):
+        return False
+    reach = 0
+    for st, s in dims:
+        if st <= reach:
+            return True
+        reach += (s - 1) * st
+    return False
 
 
 def is_non_overlapping_and_dense(sizes, strides) -> bool:

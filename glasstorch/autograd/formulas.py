@@ -16,6 +16,7 @@ import math
 
 from .._core.dispatch_key import bit as _bit
 from .._core.dispatch_key import tls as _tls
+from .._core.shape import maybe_overlapping as _maybe_overlapping
 from .._core.user_warning import warn as _warn
 from .forward_grad import is_fw_grad_defined
 
@@ -609,8 +610,8 @@ def as_strided_scatter_backward(grad, self_geometry, src_geometry, size, stride,
 
 def as_strided_backward(grad, geometry, size, stride, storage_offset):
     """Scatter the gradient onto the input's storage positions, then read the input's geometry back (shared
-    spots averaged).  Only the input's geometry (sizes, strides, offset) is saved, as PyTorch's TensorGeometry:
-    writing into the input later does not invalidate this backward."""
+    spots averaged where the input's geometry overlaps itself).  Only the input's geometry (sizes, strides, offset)
+    is saved, as PyTorch's TensorGeometry: writing into the input later does not invalidate this backward."""
     x_sizes, x_strides, x_offset = geometry
     dev = grad.device
     off = x_offset if storage_offset is None else storage_offset
@@ -618,6 +619,8 @@ def as_strided_backward(grad, geometry, size, stride, storage_offset):
     in_idx = _storage_indices(x_sizes, x_strides, x_offset, dev)
     length = 1 + max([int(out_idx.max()) if out_idx.numel() else 0, int(in_idx.max()) if in_idx.numel() else 0])
     buf = _T.zeros(length, dtype=grad.dtype, device=dev).index_add(0, out_idx, grad.reshape(-1))
+    if not _maybe_overlapping(x_sizes, x_strides):  # PyTorch divides by the counts only where the input overlaps
+        return buf.index_select(0, in_idx).reshape(x_sizes)
     count = _T.zeros(length, dtype=grad.dtype, device=dev).index_add(0, in_idx, _T.ones(in_idx.shape, dtype=grad.dtype,
                                                                                           device=dev))
     return (buf.index_select(0, in_idx) / count.index_select(0, in_idx)).reshape(x_sizes)

@@ -60,12 +60,13 @@ def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices, compute_uv=True):
     inner = 0
     if use_u:
         UhgU = U.mH @ gU
-        inner = inner + (UhgU - UhgU.mH) * S_row
+        UhgU = UhgU - UhgU.mH  # skew-Hermitian part (times 2): its diagonal is 2i Im(diag(Uᴴ gU))
+        inner = inner + UhgU * S_row
     if use_v:
         VhgV = Vh @ gVh.mH
         inner = inner + S_col * (VhgV - VhgV.mH)
     inner = inner / E + gS.diag_embed().to(U.dtype)
-    if U.is_complex() and use_u:
+    if U.is_complex() and use_u:  # the phase term: i Im(diag(Uᴴ gU)) / S, as PyTorch's svd_backward adds it
         inner = inner + (UhgU.diagonal(0, -2, -1) / (2 * S)).diag_embed()
     gA = U @ inner @ Vh
     if m > k and use_u:

@@ -36,6 +36,7 @@ from __future__ import annotations
 from .._core.dtype import int64
 from .._core.grad_state import state as _grad_state
 from .._core.layout import contiguous_format
+from .._core.shape import maybe_overlapping
 from .._ops.aten import aten
 from .._ops.factories import arange_impl, full_impl
 from .._tensor.impl import CreationMeta, TensorImpl, empty_strided_impl
@@ -93,19 +94,6 @@ def _geometry(impl: TensorImpl) -> tuple:
     return impl.sizes, impl.strides, impl.offset
 
 
-def _overlaps(sizes, strides) -> bool:
-    """Whether two index tuples of this geometry reach the same element (stride-0 or interleaved dims)."""
-    dims = sorted((st, s) for s, st in zip(sizes, strides, strict=True) if s != 1)
-    if any(s == 0 for _, s in dims):
-        return False
-    reach = 0
-    for st, s in dims:
-        if st <= reach:
-            return True
-        reach += (s - 1) * st
-    return False
-
-
 def _zeros_strided(sizes, strides, like: TensorImpl) -> TensorImpl:
     out = empty_strided_impl(sizes, strides, like.dtype, like.device)
     return aten.zero_(out)
@@ -113,7 +101,7 @@ def _zeros_strided(sizes, strides, like: TensorImpl) -> TensorImpl:
 
 def _scatter_into(result: TensorImpl, sizes, strides, offset, grad: TensorImpl) -> None:
     """result.as_strided(sizes, strides, offset) += grad, correct also where the geometry overlaps itself."""
-    if not _overlaps(sizes, strides):
+    if not maybe_overlapping(sizes, strides):
         aten.copy_(aten.as_strided(result, sizes, strides, offset), grad, False)
         return
     # Overlapping geometry: several elements of grad land on one storage slot, so add them one by one

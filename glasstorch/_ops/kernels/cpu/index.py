@@ -72,6 +72,15 @@ def _fill_value(value, dtype):
     return scalar_np(value, dtype)
 
 
+def _element(a: np.ndarray, dtype):
+    """The first element of a tensor's array as a Python scalar (PyTorch's ``item()``): bfloat16 through float,
+    complex32's (real, imag) float16 fields as a complex."""
+    v = a.flat[0]
+    if dtype is _dt.complex32:
+        return complex(float(v["real"]), float(v["imag"]))
+    return float(v) if dtype is _dt.bfloat16 else v.item()
+
+
 def _half_opmath(dtype):
     """PyTorch's ``opmath_type``: float16/bfloat16 accumulate in float32."""
     return np.float32 if dtype in (_dt.float16, _dt.bfloat16) else dtype.np
@@ -99,8 +108,7 @@ def masked_fill__Tensor(self, mask, value):
     if value.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
-    return masked_fill__Scalar(self, mask, value.as_numpy().item() if value.dtype is not _dt.bfloat16 else
-                               float(value.as_numpy()))
+    return masked_fill__Scalar(self, mask, _element(value.as_numpy(), value.dtype))
 
 
 def _masked_select_np(self, mask):
@@ -625,8 +633,7 @@ def index_fill__int_Tensor(self, dim, index, value):
                            f"{value.ndim} dimension(s).")
     if is_meta(value):  # no value to read: the checks and the (unchanged) geometry only
         return index_fill__int_Scalar(self, dim, index, 0)
-    v = value.as_numpy()
-    return index_fill__int_Scalar(self, dim, index, float(v) if value.dtype is _dt.bfloat16 else v.item())
+    return index_fill__int_Scalar(self, dim, index, _element(value.as_numpy(), value.dtype))
 
 
 # -- advanced indexing ----------------------------------------------------------------------------------------------
@@ -830,8 +837,7 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
         if mask is not None:
             if is_meta(self, values):
                 return self
-            v = values.as_numpy().reshape(-1)[0]
-            v = float(v) if values.dtype is _dt.bfloat16 else v.item()
+            v = _element(values.as_numpy(), values.dtype)
             return aten.masked_fill__Scalar(self, mask if mask.dtype is _dt.bool else _as_bool(mask), v)
     assert_no_overlap(self, values)
     for t in indices:
@@ -858,7 +864,10 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
     arr = self.as_numpy()
     key = _np_key(idx)
     v = np.broadcast_to(values.as_numpy(), res_shape)
-    if accumulate:
+    if accumulate and self.dtype is _dt.complex32:  # each part adds as c10's complex<Half> does: in float, rounded
+        np.add.at(arr["real"], key, v["real"])
+        np.add.at(arr["imag"], key, v["imag"])
+    elif accumulate:
         np.add.at(arr, key, v)
     else:
         arr[key] = v

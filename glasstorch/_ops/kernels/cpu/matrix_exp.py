@@ -4,6 +4,11 @@ optimized Taylor polynomials of degree 1, 2, 4, 8, 12 and 18 (Mathematics 2019, 
 kernel does), with scaling and squaring above the degree-12 threshold.  Evaluated in the
 input's own precision with PyTorch's coefficients so that float32 and complex64 results round as PyTorch's do.
 
+Every product is a batched ``matmul`` in PyTorch (its matrices are (B, n, n)), so below 400 multiply-adds a matrix
+(n <= 7) it runs bmm's plain loop, not a BLAS call: each entry summed over k in order from 0, products and sums
+rounded one by one (complex products as c10's ``(ac - bd) + (ad + bc)i``).  ``_product`` does the same, which is
+what makes those results agree with PyTorch's bit for bit; larger matrices go to BLAS as PyTorch's do.
+
 float16 and bfloat16: PyTorch takes its double-precision branch for them but reads its double coefficient tables
 through the 16-bit dtype (the bytes reinterpreted), so its results are not exponentials (typically NaN).  The same
 reading is reproduced here (the products in float32, rounded once), which is what makes the values agree.
@@ -23,11 +28,19 @@ _THETAS_F64 = (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-
                2.996158913811580e-01, 1.090863719290036e+00)
 
 _SQRT_177 = 0.1330413469565007072504e+2
-_X3 = 2.0 / 3.0
-_T8 = {"x1": _X3 * ((1.0 + _SQRT_177) / 88.0), "x2": _X3 * ((1.0 + _SQRT_177) / 352.0),
-       "x4": (-271.0 + 29.0 * _SQRT_177) / (315.0 * _X3), "x5": (-11.0 + 11.0 * _SQRT_177) / (1260.0 * _X3),
-       "x6": (-99.0 + 11.0 * _SQRT_177) / (5040.0 * _X3), "x7": (89.0 - _SQRT_177) / (5040.0 * _X3),
-       "y2": (857.0 - 58.0 * _SQRT_177) / 630.0}
+
+
+def _t8_constants(scalar) -> dict:
+    """compute_T8's ``constexpr scalar_t`` constants: sqrt(177) and x3 = 2/3 are stored in ``scalar`` (float for
+    float32/complex64) before the others are computed from them in double and stored in ``scalar`` too."""
+    sq, x3 = float(scalar(_SQRT_177)), float(scalar(2.0 / 3.0))
+    k = {"x3": x3, "x1": x3 * ((1.0 + sq) / 88.0), "x2": x3 * ((1.0 + sq) / 352.0),
+         "x4": (-271.0 + 29.0 * sq) / (315.0 * x3), "x5": (-11.0 + 11.0 * sq) / (1260.0 * x3),
+         "x6": (-99.0 + 11.0 * sq) / (5040.0 * x3), "x7": (89.0 - sq) / (5040.0 * x3),
+         "y2": (857.0 - 58.0 * sq) / 630.0}
+    return {name: float(scalar(v)) for name, v in k.items()}
+
+
 _B12 = ((9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740),
         (5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031, 0.01108844528519167989),
         (0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968, 0.00610700528898058230),
@@ -48,6 +61,8 @@ class _Ctx:
 
     def __init__(self, real_np, reinterpret: str | None):
         self.real, self.reinterpret = real_np, reinterpret
+        # PyTorch's scalar_t: float for float32/complex64, double otherwise (the 16-bit types included)
+        self.t8 = _t8_constants(np.float32 if real_np is np.float32 and reinterpret is None else np.float64)
 
     def coeffs(self, values) -> np.ndarray:
         arr = np.asarray(values, np.float64)
@@ -67,16 +82,40 @@ class _Ctx:
         return out
 
 
+_SMALL_BMM = 400  # bmm's plain-loop bound on k * n * p (Note [bmm paths] in linalg.py)
+
+
+def _loop_term(x, y):
+    """One k-term ``x * y`` of bmm's loop; complex as c10::complex multiplies: (ac - bd) + (ad + bc)i."""
+    if x.dtype.kind != "c":
+        return x * y
+    t = np.empty(np.broadcast_shapes(x.shape, y.shape), x.dtype)
+    t.real = x.real * y.real - x.imag * y.imag
+    t.imag = x.real * y.imag + x.imag * y.real
+    return t
+
+
+def _product(x, y):
+    """``x @ y`` for (B, n, n) stacks as PyTorch's batched matmul computes it (see the module docstring)."""
+    n, k, p = x.shape[-2], x.shape[-1], y.shape[-1]
+    if n * k * p >= _SMALL_BMM:
+        return x @ y
+    acc = np.zeros(x.shape[:-1] + (p,), x.dtype)
+    for j in range(k):
+        acc += _loop_term(x[..., :, j:j + 1], y[..., j:j + 1, :])
+    return acc
+
+
 def _powers(a, count):
     """[I, A, A², A³, A⁶][:count]."""
     eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
     ps = [eye, a]
     if count > 2:
-        ps.append(a @ a)
+        ps.append(_product(a, a))
     if count > 3:
-        ps.append(a @ ps[2])
+        ps.append(_product(a, ps[2]))
     if count > 4:
-        ps.append(ps[3] @ ps[3])
+        ps.append(_product(ps[3], ps[3]))
     return ps
 
 
@@ -92,15 +131,16 @@ def _t2(a, ctx):
 
 def _t4(a, ctx):
     ps = _powers(a, 3)
-    tail = ps[2] @ ctx.combine(ps, (1 / 2.0, 1 / 6.0, 1 / 24.0))
+    tail = _product(ps[2], ctx.combine(ps, (1 / 2.0, 1 / 6.0, 1 / 24.0)))
     return ctx.combine(ps + [tail], (1.0, 1.0, 0.0, 1.0))
 
 
 def _t8(a, ctx):
-    k = _T8
+    k = ctx.t8
     ps = _powers(a, 3)
-    a4 = ps[2] @ ctx.combine(ps[1:3], (k["x1"], k["x2"]))
-    a8 = ctx.combine([ps[2], a4], (_X3, 1.0)) @ ctx.combine(ps + [a4], (k["x4"], k["x5"], k["x6"], k["x7"]))
+    a4 = _product(ps[2], ctx.combine(ps[1:3], (k["x1"], k["x2"])))
+    a8 = _product(ctx.combine([ps[2], a4], (k["x3"], 1.0)),
+                  ctx.combine(ps + [a4], (k["x4"], k["x5"], k["x6"], k["x7"])))
     return ctx.combine(ps + [a4, a8], (1.0, 1.0, k["y2"], 0.0, 1.0))
 
 
@@ -111,14 +151,14 @@ def _table(ps, table, ctx):
 
 def _t12(a, ctx):
     B = _table(_powers(a, 4), _B12, ctx)
-    B[2] = B[2] + B[3] @ B[3]
-    return B[0] + (B[1] + B[2]) @ B[2]
+    B[2] = B[2] + _product(B[3], B[3])
+    return B[0] + _product(B[1] + B[2], B[2])
 
 
 def _t18(a, ctx):
     B = _table(_powers(a, 5), _B18, ctx)
-    B[3] = B[3] + B[0] @ B[4]
-    return B[1] + (B[2] + B[3]) @ B[3]
+    B[3] = B[3] + _product(B[0], B[4])
+    return B[1] + _product(B[2] + B[3], B[3])
 
 
 def _t18_scaled(a, norm, theta, ctx):
@@ -129,7 +169,7 @@ def _t18_scaled(a, norm, theta, ctx):
         for i in range(res.shape[0]):
             m = res[i]
             for _ in range(int(s[i])):
-                m = m @ m
+                m = _product(m[None], m[None])[0]
             res[i] = m
     return res
 

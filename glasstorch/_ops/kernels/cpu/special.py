@@ -8,10 +8,11 @@ promote to the default float (except ``igamma``/``igammac``, whose iterator does
 table raises PyTorch's "not implemented for" error, and meta operands return after the shape work.
 
 Numerics (Note [Special-function precision]): where PyTorch runs a Cephes-style series whose float32 result is
-within an ulp or two of the true value (Bessel functions, ``erfcx``, ``ndtri``, ``i0`` ...), the value comes from
-scipy.special in float64, rounded once (float16/bfloat16 through float32, as PyTorch computes them in float).
-Where PyTorch's float32 formula is short and its rounding shows (``sinc``, ``entr``, ``logit``, ``trigamma``, the
-polynomial recurrences), the same steps run in the operand's dtype.  Domain edges follow PyTorch's code, not
+within an ulp or two of the true value (modified Bessel functions, ``erfcx``, ``ndtri``, ``i0`` ...), the value
+comes from scipy.special in float64, rounded once (float16/bfloat16 through float32, as PyTorch computes them in
+float).  Where PyTorch's float32 formula is short and its rounding shows (``sinc``, ``entr``, ``logit``,
+``trigamma``, the polynomial recurrences), or where its formula is not the true function (the Bessel functions
+J0, J1, Y0, Y1: see ``bessel.py``), the same steps run in the operand's dtype.  Domain edges follow PyTorch's code, not
 scipy's: ``digamma(±0)`` is ∓inf, ``zeta(x, q)`` is NaN for x < 1, ``igamma`` at a = 0 or x = inf and so on.
 
 Invariant: kernels write only ``it.out`` (through a compute-dtype buffer when a given ``out`` has another dtype).
@@ -26,6 +27,7 @@ import scipy.special as _sc
 
 from ...._core import dtype as _dt
 from ...tensor_iterator import build
+from . import bessel as _bessel
 from .dispatch_types import FLOATING, not_implemented
 from .pointwise_support import _cast_back, _cast_scratch, _in_dtype, _opmath, _quiet, cast_outputs
 
@@ -98,6 +100,11 @@ def _f64(fn):
     """A scipy.special ufunc on the compute-dtype operands: its float32 loop evaluates the double routine and rounds
     once (Note [Special-function precision]), without a float64 copy of the operands."""
     return lambda *args: fn(*args[:-1])
+
+
+def _own(fn):
+    """A formula of ours on the compute-dtype operand (the dtype argument unused)."""
+    return lambda x, dt: fn(x)
 
 
 def _fix(r, mask, value):
@@ -256,10 +263,10 @@ def _airy_ai(x):
 
 
 special_airy_ai_out = _unary("airy_ai_cpu", _f64(_airy_ai), _FULL)
-special_bessel_j0_out = _unary("bessel_j0_cpu", _f64(_sc.j0), _FULL)
-special_bessel_j1_out = _unary("bessel_j1_cpu", _f64(_sc.j1), _FULL)
-special_bessel_y0_out = _unary("bessel_y0_cpu", _f64(_sc.y0), _FULL)
-special_bessel_y1_out = _unary("bessel_y1_cpu", _f64(_sc.y1), _FULL)
+special_bessel_j0_out = _unary("bessel_j0_cpu", _own(_bessel.bessel_j0), _FULL)
+special_bessel_j1_out = _unary("bessel_j1_cpu", _own(_bessel.bessel_j1), _FULL)
+special_bessel_y0_out = _unary("bessel_y0_cpu", _own(_bessel.bessel_y0), _FULL)
+special_bessel_y1_out = _unary("bessel_y1_cpu", _own(_bessel.bessel_y1), _FULL)
 special_modified_bessel_i0_out = _unary("modified_bessel_i0_cpu", _f64(_sc.i0), _FULL)
 special_modified_bessel_i1_out = _unary("modified_bessel_i1_cpu", _f64(_sc.i1), _FULL)
 special_modified_bessel_k0_out = _unary("modified_bessel_k0_cpu", _f64(_sc.k0), _FULL)
