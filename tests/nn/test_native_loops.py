@@ -48,3 +48,49 @@ def test_pdist_general_p_close(dtype, p):
     g, t = glasstorch.nn.functional.pdist(gx, p), torch.nn.functional.pdist(tx, p)
     tol = 1e-5 if dtype == np.float32 else 1e-13
     np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=tol)
+
+
+def _pool_input(dtype, shape=(2, 3, 7, 9, 10)):
+    gx, tx = _inputs(shape, dtype)
+    tie = np.zeros(shape, dtype)
+    tie.reshape(-1)[100:120] = 1  # equal values in a window: the first one's index wins
+    gt, tt = glasstorch.from_numpy(tie), torch.from_numpy(tie)
+    return gx + gt * 0.5 - gx * gt, tx + tt * 0.5 - tx * tt
+
+
+MAX3D = [(2, None, 0, 1, False), (3, 2, 1, 1, True), ((2, 3, 2), (1, 2, 3), (1, 1, 0), (2, 1, 2), False),
+         (3, 1, 1, 2, True), ((1, 1, 2), (1, 1, 2), 0, 1, False)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("k", "s", "p", "d", "ceil"), MAX3D)
+def test_max_pool3d_values_and_indices(dtype, k, s, p, d, ceil):
+    gx, tx = _pool_input(dtype)
+    gv, gi = glasstorch.nn.functional.max_pool3d(gx, k, s, p, d, ceil, return_indices=True)
+    tv, ti = torch.nn.functional.max_pool3d(tx, k, s, p, d, ceil, return_indices=True)
+    _same(gv, tv)
+    _same(gi, ti)
+
+
+AVG3D = [(2, None, 0, False, True, None), (3, 2, 1, False, True, None), (3, 2, 1, True, False, None),
+         (3, 2, 1, True, True, 5), ((2, 3, 2), (1, 2, 3), (1, 1, 0), True, False, None), (3, 1, 1, False, False, None)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("k", "s", "p", "ceil", "cip", "div"), AVG3D)
+def test_avg_pool3d_bit_identical(dtype, k, s, p, ceil, cip, div):
+    gx, tx = _pool_input(dtype)
+    _same(glasstorch.nn.functional.avg_pool3d(gx, k, s, p, ceil, cip, div),
+          torch.nn.functional.avg_pool3d(tx, k, s, p, ceil, cip, div))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("n", "size"), [(1, 4), (1, 10), (2, (3, 4)), (2, (9, 10)), (2, (4, 3)), (2, 1),
+                                         (3, (3, 4, 5)), (3, (7, 2, 10))])
+def test_adaptive_max_pool_values_and_indices(dtype, n, size):
+    gx, tx = _pool_input(dtype, {1: (6, 20), 2: (2, 3, 9, 10), 3: (2, 3, 7, 9, 10)}[n])
+    name = f"adaptive_max_pool{n}d"
+    gv, gi = getattr(glasstorch.nn.functional, name)(gx, size, return_indices=True)
+    tv, ti = getattr(torch.nn.functional, name)(tx, size, return_indices=True)
+    _same(gv, tv)
+    _same(gi, ti)

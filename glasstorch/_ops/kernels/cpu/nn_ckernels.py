@@ -33,7 +33,7 @@ from ...._device.threads import get_num_threads
 from ....backends.cpu import get_cpu_capability
 from . import ckernels as _ckernels
 
-__all__ = ["pdist", "available"]
+__all__ = ["pdist", "max_pool", "adaptive_max_pool", "avg_pool", "available"]
 
 _C_SOURCE = r"""
 #include <math.h>
@@ -126,6 +126,178 @@ GT_PDIST(gt_pdist1_d, d, double, gt_vd, 4, fabs, GT_ID, GT_ID, GT_ADD, GT_ADD, a
 GT_PDIST(gt_pdist2_d, d, double, gt_vd, 4, fabs, GT_SQ, GT_SQ, GT_ADD, GT_ADD, sqrt(agg))
 GT_PDIST(gt_pdistinf_d, d, double, gt_vd, 4, fabs, GT_ID, GT_ID, gt_maxnan_d, gt_vmaxnan_d, agg)
 GT_PDIST(gt_pdistp_d, d, double, gt_vd, 4, fabs, GT_POW_d, gt_vpow_d, GT_ADD, GT_ADD, pow(agg, 1.0 / p))
+
+/* -- pools over (planes, T, H, W) C-contiguous planes (1-d and 2-d pools pass T = 1 or H = 1).  g: planes, IT, IH,
+   IW, OT, OH, OW, then kernel, stride, padding, dilation (T, H, W each); adaptive pools read only the sizes.
+   Windows are scanned depth, height, width (PyTorch's order).  Where four neighbouring outputs along W have whole
+   windows inside the input's width, they are scanned together: four independent chains, the same elements in the
+   same order for each. -- */
+typedef struct { int64_t P, I[3], O[3], k[3], s[3], p[3], d[3]; } gt_pool;
+
+static gt_pool gt_pool_of(const int64_t *g) {
+    gt_pool q;
+    q.P = g[0];
+    for (int i = 0; i < 3; i++) {
+        q.I[i] = g[1 + i]; q.O[i] = g[4 + i]; q.k[i] = g[7 + i]; q.s[i] = g[10 + i]; q.p[i] = g[13 + i];
+        q.d[i] = g[16 + i];
+    }
+    return q;
+}
+
+/* window of output o along dim i: max pools [lo, hi) stepping by the dilation, the start moved into the input */
+static inline void gt_max_window(const gt_pool *q, int i, int64_t o, int64_t *lo, int64_t *hi) {
+    int64_t l = o * q->s[i] - q->p[i], h = l + (q->k[i] - 1) * q->d[i] + 1;
+    while (l < 0) l += q->d[i];
+    *lo = l; *hi = h < q->I[i] ? h : q->I[i];
+}
+
+/* average pools: [lo, hi) clipped to the input, span the window clipped to the padded input */
+static inline void gt_avg_window(const gt_pool *q, int i, int64_t o, int64_t *lo, int64_t *hi, int64_t *span) {
+    int64_t l = o * q->s[i] - q->p[i], h = l + q->k[i];
+    h = h < q->I[i] + q->p[i] ? h : q->I[i] + q->p[i];
+    *span = h - l;
+    *lo = l > 0 ? l : 0; *hi = h < q->I[i] ? h : q->I[i];
+}
+
+/* whether outputs o .. o + 3 along W have their whole (dilated) window inside the input */
+static inline int gt_four_inside(const gt_pool *q, int64_t o, int64_t extent) {
+    int64_t first = o * q->s[2] - q->p[2], last = (o + 3) * q->s[2] - q->p[2] + extent;
+    return o + 4 <= q->O[2] && first >= 0 && last <= q->I[2];
+}
+
+#define GT_POOLS(S, T)                                                                                             \
+void gt_max_pool_##S(const T *x, T *out, int64_t *ind, const int64_t *g, int nt) {                                \
+    const gt_pool q = gt_pool_of(g);                                                                               \
+    const int64_t in_plane = q.I[0] * q.I[1] * q.I[2], out_plane = q.O[0] * q.O[1] * q.O[2];                       \
+    const int64_t extent = (q.k[2] - 1) * q.d[2] + 1;                                                              \
+    _Pragma("omp parallel for num_threads(nt) if(nt > 1) schedule(static)")                                        \
+    for (int64_t pl = 0; pl < q.P; pl++) {                                                                         \
+        const T *xp = x + pl * in_plane;                                                                           \
+        T *op = out + pl * out_plane;                                                                              \
+        int64_t *ip = ind + pl * out_plane;                                                                        \
+        for (int64_t o0 = 0; o0 < q.O[0]; o0++) {                                                                  \
+            int64_t t0, t1;                                                                                        \
+            gt_max_window(&q, 0, o0, &t0, &t1);                                                                    \
+            for (int64_t o1 = 0; o1 < q.O[1]; o1++) {                                                              \
+                int64_t h0, h1;                                                                                    \
+                gt_max_window(&q, 1, o1, &h0, &h1);                                                                \
+                for (int64_t o2 = 0; o2 < q.O[2];) {                                                               \
+                    if (gt_four_inside(&q, o2, extent)) {                                                          \
+                        int64_t w0 = o2 * q.s[2] - q.p[2], best[4];                                                \
+                        T mv[4];                                                                                   \
+                        for (int c = 0; c < 4; c++) {                                                      \
+                            mv[c] = -INFINITY;                                                             \
+                            best[c] = (t0 * q.I[1] + h0) * q.I[2] + w0 + c * q.s[2];                       \
+                        }                                                                                  \
+                        for (int64_t t = t0; t < t1; t += q.d[0])                                                  \
+                            for (int64_t h = h0; h < h1; h += q.d[1]) {                                            \
+                                int64_t row = (t * q.I[1] + h) * q.I[2];                                           \
+                                for (int64_t w = w0; w < w0 + extent; w += q.d[2])                                 \
+                                    for (int c = 0; c < 4; c++) {                                                  \
+                                        int64_t at = row + w + c * q.s[2];                                         \
+                                        T v = xp[at];                                                              \
+                                        if (v > mv[c] || v != v) { mv[c] = v; best[c] = at; }                      \
+                                    }                                                                              \
+                            }                                                                                      \
+                        for (int c = 0; c < 4; c++) { *op++ = mv[c]; *ip++ = best[c]; }                            \
+                        o2 += 4;                                                                                   \
+                        continue;                                                                                  \
+                    }                                                                                              \
+                    int64_t w0, w1;                                                                                \
+                    gt_max_window(&q, 2, o2, &w0, &w1);                                                            \
+                    int64_t best = (t0 * q.I[1] + h0) * q.I[2] + w0;                                               \
+                    T mv = -INFINITY;                                                                              \
+                    for (int64_t t = t0; t < t1; t += q.d[0])                                                      \
+                        for (int64_t h = h0; h < h1; h += q.d[1])                                                  \
+                            for (int64_t w = w0; w < w1; w += q.d[2]) {                                            \
+                                int64_t at = (t * q.I[1] + h) * q.I[2] + w;                                        \
+                                T v = xp[at];                                                                      \
+                                if (v > mv || v != v) { mv = v; best = at; }                                       \
+                            }                                                                                      \
+                    *op++ = mv; *ip++ = best;                                                                      \
+                    o2++;                                                                                          \
+                }                                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+    }                                                                                                              \
+}                                                                                                                  \
+/* bins [floor(o I / O), ceil((o + 1) I / O)) per dim */                                                          \
+void gt_adaptive_max_pool_##S(const T *x, T *out, int64_t *ind, const int64_t *g, int nt) {                       \
+    const gt_pool q = gt_pool_of(g);                                                                               \
+    const int64_t in_plane = q.I[0] * q.I[1] * q.I[2], out_plane = q.O[0] * q.O[1] * q.O[2];                       \
+    _Pragma("omp parallel for num_threads(nt) if(nt > 1) schedule(static)")                                        \
+    for (int64_t pl = 0; pl < q.P; pl++) {                                                                         \
+        const T *xp = x + pl * in_plane;                                                                           \
+        T *op = out + pl * out_plane;                                                                              \
+        int64_t *ip = ind + pl * out_plane;                                                                        \
+        for (int64_t o0 = 0; o0 < q.O[0]; o0++) {                                                                  \
+            int64_t t0 = o0 * q.I[0] / q.O[0], t1 = ((o0 + 1) * q.I[0] + q.O[0] - 1) / q.O[0];                     \
+            for (int64_t o1 = 0; o1 < q.O[1]; o1++) {                                                              \
+                int64_t h0 = o1 * q.I[1] / q.O[1], h1 = ((o1 + 1) * q.I[1] + q.O[1] - 1) / q.O[1];                 \
+                for (int64_t o2 = 0; o2 < q.O[2]; o2++) {                                                          \
+                    int64_t w0 = o2 * q.I[2] / q.O[2], w1 = ((o2 + 1) * q.I[2] + q.O[2] - 1) / q.O[2];             \
+                    int64_t best = (t0 * q.I[1] + h0) * q.I[2] + w0;                                               \
+                    T mv = -INFINITY;                                                                              \
+                    for (int64_t t = t0; t < t1; t++)                                                              \
+                        for (int64_t h = h0; h < h1; h++)                                                          \
+                            for (int64_t w = w0; w < w1; w++) {                                                    \
+                                int64_t at = (t * q.I[1] + h) * q.I[2] + w;                                        \
+                                T v = xp[at];                                                                      \
+                                if (v > mv || v != v) { mv = v; best = at; }                                       \
+                            }                                                                                      \
+                    *op++ = mv; *ip++ = best;                                                                      \
+                }                                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+    }                                                                                                              \
+}                                                                                                                  \
+/* in-bounds elements added in T, divided once by PyTorch's divide factor: ovr > 0 (divisor_override), else the   \
+   window clipped to the padded input (cip: count_include_pad) or to the input; 0 for a window with none */        \
+void gt_avg_pool_##S(const T *x, T *out, const int64_t *g, int64_t cip, int64_t ovr, int nt) {                    \
+    const gt_pool q = gt_pool_of(g);                                                                               \
+    const int64_t in_plane = q.I[0] * q.I[1] * q.I[2], out_plane = q.O[0] * q.O[1] * q.O[2];                       \
+    _Pragma("omp parallel for num_threads(nt) if(nt > 1) schedule(static)")                                        \
+    for (int64_t pl = 0; pl < q.P; pl++) {                                                                         \
+        const T *xp = x + pl * in_plane;                                                                           \
+        T *op = out + pl * out_plane;                                                                              \
+        for (int64_t o0 = 0; o0 < q.O[0]; o0++) {                                                                  \
+            int64_t t0, t1, st;                                                                                    \
+            gt_avg_window(&q, 0, o0, &t0, &t1, &st);                                                               \
+            for (int64_t o1 = 0; o1 < q.O[1]; o1++) {                                                              \
+                int64_t h0, h1, sh;                                                                                \
+                gt_avg_window(&q, 1, o1, &h0, &h1, &sh);                                                           \
+                for (int64_t o2 = 0; o2 < q.O[2];) {                                                               \
+                    if (t0 < t1 && h0 < h1 && gt_four_inside(&q, o2, q.k[2])) {                                    \
+                        int64_t w0 = o2 * q.s[2] - q.p[2];                                                         \
+                        int64_t div = ovr > 0 ? ovr : (cip ? st * sh : (t1 - t0) * (h1 - h0)) * q.k[2];            \
+                        T sum[4] = {0, 0, 0, 0};                                                                   \
+                        for (int64_t t = t0; t < t1; t++)                                                          \
+                            for (int64_t h = h0; h < h1; h++) {                                                    \
+                                const T *row = xp + (t * q.I[1] + h) * q.I[2] + w0;                                \
+                                for (int64_t w = 0; w < q.k[2]; w++)                                               \
+                                    for (int c = 0; c < 4; c++) sum[c] += row[w + c * q.s[2]];                     \
+                            }                                                                                      \
+                        for (int c = 0; c < 4; c++) *op++ = sum[c] / (T)div;                                       \
+                        o2 += 4;                                                                                   \
+                        continue;                                                                                  \
+                    }                                                                                              \
+                    int64_t w0, w1, sw;                                                                            \
+                    gt_avg_window(&q, 2, o2, &w0, &w1, &sw);                                                       \
+                    o2++;                                                                                          \
+                    if (t0 >= t1 || h0 >= h1 || w0 >= w1) { *op++ = 0; continue; }                                 \
+                    int64_t div = ovr > 0 ? ovr : cip ? st * sh * sw : (t1 - t0) * (h1 - h0) * (w1 - w0);          \
+                    T sum = 0;                                                                                     \
+                    for (int64_t t = t0; t < t1; t++)                                                              \
+                        for (int64_t h = h0; h < h1; h++)                                                          \
+                            for (int64_t w = w0; w < w1; w++) sum += xp[(t * q.I[1] + h) * q.I[2] + w];            \
+                    *op++ = sum / (T)div;                                                                          \
+                }                                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+    }                                                                                                              \
+}
+GT_POOLS(f, float)
+GT_POOLS(d, double)
 """
 
 _state = {"lib": None, "tried": False}
@@ -142,6 +314,12 @@ def _bind(lib) -> None:
             fn.argtypes = (vp, i64, i64, f64, i32, vp, i32)
             fn.restype = None
             _fns[(f"pdist{kind}", ch)] = fn
+        for kernel, args in (("max_pool", (vp, vp, vp, vp, i32)), ("adaptive_max_pool", (vp, vp, vp, vp, i32)),
+                             ("avg_pool", (vp, vp, vp, i64, i64, i32))):
+            fn = getattr(lib, f"gt_{kernel}_{ch}")
+            fn.argtypes = args
+            fn.restype = None
+            _fns[(kernel, ch)] = fn
 
 
 def _load():
@@ -184,3 +362,58 @@ def pdist(x: np.ndarray, p: float, out: np.ndarray) -> bool:
     tree = x.dtype.char == "f" and get_cpu_capability() != "DEFAULT"
     fn(_ptr(x), x.shape[0], x.shape[1], float(p), int(tree), _ptr(out), get_num_threads())
     return True
+
+
+def _planes3(x: np.ndarray, n: int):
+    """(planes, T, H, W) sizes of ``x``'s trailing ``n`` spatial dims (missing leading ones are 1)."""
+    sp = (1,) * (3 - n) + x.shape[x.ndim - n:]
+    planes = 1
+    for v in x.shape[:x.ndim - n]:
+        planes *= v
+    return planes, sp
+
+
+def _geometry(x, n, out_sp, k=(), s=(), p=(), d=()):
+    planes, in_sp = _planes3(x, n)
+    pad = (1,) * (3 - n)
+    rest = [pad + tuple(v) if v else (1, 1, 1) for v in (k, s)] + [(0,) * (3 - n) + tuple(p) if p else (0, 0, 0),
+                                                                 pad + tuple(d) if d else (1, 1, 1)]
+    g = (planes,) + in_sp + pad + tuple(out_sp) + sum((tuple(r) for r in rest), ())
+    return np.array(g, np.int64)
+
+
+def _pool_fn(kernel, x):
+    fn = _fn(kernel, x)
+    return fn if fn is not None and x.flags.c_contiguous else None
+
+
+def max_pool(x: np.ndarray, n: int, k, s, p, d, out_sp):
+    """(values, flat plane indices) of each window's first maximum over ``x``'s last ``n`` dims; None: numpy."""
+    return _max_like("max_pool", x, n, out_sp, _geometry(x, n, out_sp, k, s, p, d))
+
+
+def adaptive_max_pool(x: np.ndarray, n: int, out_sp):
+    """(values, indices) of adaptive max pooling (bins ``[floor(o I / O), ceil((o + 1) I / O))``); None: numpy."""
+    return _max_like("adaptive_max_pool", x, n, out_sp, _geometry(x, n, out_sp))
+
+
+def _max_like(kernel, x, n, out_sp, g):
+    fn = _pool_fn(kernel, x)
+    if fn is None:
+        return None
+    shape = x.shape[:x.ndim - n] + tuple(out_sp)
+    vals, idx = np.empty(shape, x.dtype), np.empty(shape, np.int64)
+    fn(_ptr(x), _ptr(vals), _ptr(idx), _ptr(g), get_num_threads())
+    return vals, idx
+
+
+def avg_pool(x: np.ndarray, n: int, k, s, p, out_sp, count_include_pad, divisor_override):
+    """Average pooling over ``x``'s last ``n`` dims in ``x``'s dtype (float32/float64); None: numpy."""
+    fn = _pool_fn("avg_pool", x)
+    if fn is None:
+        return None
+    g = _geometry(x, n, out_sp, k, s, p)
+    res = np.empty(x.shape[:x.ndim - n] + tuple(out_sp), x.dtype)
+    ovr = 0 if divisor_override is None else int(divisor_override)
+    fn(_ptr(x), _ptr(res), _ptr(g), int(bool(count_include_pad)), ovr, get_num_threads())
+    return res
