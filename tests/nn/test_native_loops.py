@@ -94,3 +94,44 @@ def test_adaptive_max_pool_values_and_indices(dtype, n, size):
     tv, ti = getattr(torch.nn.functional, name)(tx, size, return_indices=True)
     _same(gv, tv)
     _same(gi, ti)
+
+
+UPSAMPLE = [(1, (2, 3, 11)), (2, (2, 3, 7, 9)), (3, (2, 2, 5, 6, 7))]
+SIZES = [{"scale_factor": 2.0}, {"scale_factor": 1.7}, {"scale_factor": 0.6}, {"size": "odd"}]
+
+
+def _size_kw(kw, shape):
+    return {"size": tuple(s * 2 + 1 for s in shape[2:])} if kw.get("size") == "odd" else kw
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("n", "shape"), UPSAMPLE)
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("kw", SIZES)
+def test_upsample_nearest_bit_identical(dtype, n, shape, mode, kw):
+    gx, tx = _inputs(shape, dtype)
+    kw = _size_kw(kw, shape)
+    g = glasstorch.nn.functional.interpolate(gx, mode=mode, **kw)
+    _same(g, torch.nn.functional.interpolate(tx, mode=mode, **kw))
+
+
+TAPS = [(shape, mode) for (n, shape) in UPSAMPLE for mode in ({1: ["linear"], 2: ["bilinear", "bicubic"],
+                                                                 3: ["trilinear"]}[n])]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("shape", "mode"), TAPS)
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("kw", SIZES)
+def test_upsample_taps_match_numpy_path_and_torch(monkeypatch, dtype, shape, mode, align_corners, kw):
+    # torch's build contracts `t0 * w0 + t1 * w1` into fused multiply-adds, so its sums can be an ulp apart from the
+    # separately rounded products both glasstorch paths add: the C loop must equal the numpy path exactly
+    gx, tx = _inputs(shape, dtype, special=False)
+    kw = _size_kw(kw, shape)
+    c = glasstorch.nn.functional.interpolate(gx, mode=mode, align_corners=align_corners, **kw)
+    monkeypatch.setattr(nn_ckernels, "apply_taps", lambda *a, **k: None)
+    p = glasstorch.nn.functional.interpolate(gx, mode=mode, align_corners=align_corners, **kw)
+    np.testing.assert_array_equal(c.numpy(), p.numpy())
+    t = torch.nn.functional.interpolate(tx, mode=mode, align_corners=align_corners, **kw)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=tol, atol=tol)

@@ -33,7 +33,7 @@ from ...._device.threads import get_num_threads
 from ....backends.cpu import get_cpu_capability
 from . import ckernels as _ckernels
 
-__all__ = ["pdist", "max_pool", "adaptive_max_pool", "avg_pool", "available"]
+__all__ = ["pdist", "max_pool", "adaptive_max_pool", "avg_pool", "apply_taps", "available"]
 
 _C_SOURCE = r"""
 #include <math.h>
@@ -144,8 +144,14 @@ static gt_pool gt_pool_of(const int64_t *g) {
     return q;
 }
 
-/* window of output o along dim i: max pools [lo, hi) stepping by the dilation, the start moved into the input */
-static inline void gt_max_window(const gt_pool *q, int i, int64_t o, int64_t *lo, int64_t *hi) {
+/* window of output o along dim i: max pools [lo, hi) stepping by the dilation, the start moved into the input;
+   adaptive pools the bin [floor(o I / O), ceil((o + 1) I / O)) */
+static inline void gt_max_window(const gt_pool *q, int adaptive, int i, int64_t o, int64_t *lo, int64_t *hi) {
+    if (adaptive) {
+        *lo = o * q->I[i] / q->O[i];
+        *hi = ((o + 1) * q->I[i] + q->O[i] - 1) / q->O[i];
+        return;
+    }
     int64_t l = o * q->s[i] - q->p[i], h = l + (q->k[i] - 1) * q->d[i] + 1;
     while (l < 0) l += q->d[i];
     *lo = l; *hi = h < q->I[i] ? h : q->I[i];
@@ -166,10 +172,11 @@ static inline int gt_four_inside(const gt_pool *q, int64_t o, int64_t extent) {
 }
 
 #define GT_POOLS(S, T)                                                                                             \
-void gt_max_pool_##S(const T *x, T *out, int64_t *ind, const int64_t *g, int nt) {                                \
+void gt_max_pool_##S(const T *x, T *out, int64_t *ind, const int64_t *g, int adaptive, int nt) {                  \
     const gt_pool q = gt_pool_of(g);                                                                               \
     const int64_t in_plane = q.I[0] * q.I[1] * q.I[2], out_plane = q.O[0] * q.O[1] * q.O[2];                       \
     const int64_t extent = (q.k[2] - 1) * q.d[2] + 1;                                                              \
+    const int64_t step[3] = {adaptive ? 1 : q.d[0], adaptive ? 1 : q.d[1], adaptive ? 1 : q.d[2]};                 \
     _Pragma("omp parallel for num_threads(nt) if(nt > 1) schedule(static)")                                        \
     for (int64_t pl = 0; pl < q.P; pl++) {                                                                         \
         const T *xp = x + pl * in_plane;                                                                           \
@@ -177,22 +184,22 @@ void gt_max_pool_##S(const T *x, T *out, int64_t *ind, const int64_t *g, int nt)
         int64_t *ip = ind + pl * out_plane;                                                                        \
         for (int64_t o0 = 0; o0 < q.O[0]; o0++) {                                                                  \
             int64_t t0, t1;                                                                                        \
-            gt_max_window(&q, 0, o0, &t0, &t1);                                                                    \
+            gt_max_window(&q, adaptive, 0, o0, &t0, &t1);                                                          \
             for (int64_t o1 = 0; o1 < q.O[1]; o1++) {                                                              \
                 int64_t h0, h1;                                                                                    \
-                gt_max_window(&q, 1, o1, &h0, &h1);                                                                \
+                gt_max_window(&q, adaptive, 1, o1, &h0, &h1);                                                      \
                 for (int64_t o2 = 0; o2 < q.O[2];) {                                                               \
-                    if (gt_four_inside(&q, o2, extent)) {                                                          \
+                    if (!adaptive && gt_four_inside(&q, o2, extent)) {                                             \
                         int64_t w0 = o2 * q.s[2] - q.p[2], best[4];                                                \
                         T mv[4];                                                                                   \
-                        for (int c = 0; c < 4; c++) {                                                      \
-                            mv[c] = -INFINITY;                                                             \
-                            best[c] = (t0 * q.I[1] + h0) * q.I[2] + w0 + c * q.s[2];                       \
-                        }                                                                                  \
-                        for (int64_t t = t0; t < t1; t += q.d[0])                                                  \
-                            for (int64_t h = h0; h < h1; h += q.d[1]) {                                            \
+                        for (int c = 0; c < 4; c++) {                                                              \
+                            mv[c] = -INFINITY;                                                                     \
+                            best[c] = (t0 * q.I[1] + h0) * q.I[2] + w0 + c * q.s[2];                               \
+                        }                                                                                          \
+                        for (int64_t t = t0; t < t1; t += step[0])                                                 \
+                            for (int64_t h = h0; h < h1; h += step[1]) {                                           \
                                 int64_t row = (t * q.I[1] + h) * q.I[2];                                           \
-                                for (int64_t w = w0; w < w0 + extent; w += q.d[2])                                 \
+                                for (int64_t w = w0; w < w0 + extent; w += step[2])                                \
                                     for (int c = 0; c < 4; c++) {                                                  \
                                         int64_t at = row + w + c * q.s[2];                                         \
                                         T v = xp[at];                                                              \
@@ -204,48 +211,18 @@ void gt_max_pool_##S(const T *x, T *out, int64_t *ind, const int64_t *g, int nt)
                         continue;                                                                                  \
                     }                                                                                              \
                     int64_t w0, w1;                                                                                \
-                    gt_max_window(&q, 2, o2, &w0, &w1);                                                            \
+                    gt_max_window(&q, adaptive, 2, o2, &w0, &w1);                                                  \
                     int64_t best = (t0 * q.I[1] + h0) * q.I[2] + w0;                                               \
                     T mv = -INFINITY;                                                                              \
-                    for (int64_t t = t0; t < t1; t += q.d[0])                                                      \
-                        for (int64_t h = h0; h < h1; h += q.d[1])                                                  \
-                            for (int64_t w = w0; w < w1; w += q.d[2]) {                                            \
+                    for (int64_t t = t0; t < t1; t += step[0])                                                     \
+                        for (int64_t h = h0; h < h1; h += step[1])                                                 \
+                            for (int64_t w = w0; w < w1; w += step[2]) {                                           \
                                 int64_t at = (t * q.I[1] + h) * q.I[2] + w;                                        \
                                 T v = xp[at];                                                                      \
                                 if (v > mv || v != v) { mv = v; best = at; }                                       \
                             }                                                                                      \
                     *op++ = mv; *ip++ = best;                                                                      \
                     o2++;                                                                                          \
-                }                                                                                                  \
-            }                                                                                                      \
-        }                                                                                                          \
-    }                                                                                                              \
-}                                                                                                                  \
-/* bins [floor(o I / O), ceil((o + 1) I / O)) per dim */                                                          \
-void gt_adaptive_max_pool_##S(const T *x, T *out, int64_t *ind, const int64_t *g, int nt) {                       \
-    const gt_pool q = gt_pool_of(g);                                                                               \
-    const int64_t in_plane = q.I[0] * q.I[1] * q.I[2], out_plane = q.O[0] * q.O[1] * q.O[2];                       \
-    _Pragma("omp parallel for num_threads(nt) if(nt > 1) schedule(static)")                                        \
-    for (int64_t pl = 0; pl < q.P; pl++) {                                                                         \
-        const T *xp = x + pl * in_plane;                                                                           \
-        T *op = out + pl * out_plane;                                                                              \
-        int64_t *ip = ind + pl * out_plane;                                                                        \
-        for (int64_t o0 = 0; o0 < q.O[0]; o0++) {                                                                  \
-            int64_t t0 = o0 * q.I[0] / q.O[0], t1 = ((o0 + 1) * q.I[0] + q.O[0] - 1) / q.O[0];                     \
-            for (int64_t o1 = 0; o1 < q.O[1]; o1++) {                                                              \
-                int64_t h0 = o1 * q.I[1] / q.O[1], h1 = ((o1 + 1) * q.I[1] + q.O[1] - 1) / q.O[1];                 \
-                for (int64_t o2 = 0; o2 < q.O[2]; o2++) {                                                          \
-                    int64_t w0 = o2 * q.I[2] / q.O[2], w1 = ((o2 + 1) * q.I[2] + q.O[2] - 1) / q.O[2];             \
-                    int64_t best = (t0 * q.I[1] + h0) * q.I[2] + w0;                                               \
-                    T mv = -INFINITY;                                                                              \
-                    for (int64_t t = t0; t < t1; t++)                                                              \
-                        for (int64_t h = h0; h < h1; h++)                                                          \
-                            for (int64_t w = w0; w < w1; w++) {                                                    \
-                                int64_t at = (t * q.I[1] + h) * q.I[2] + w;                                        \
-                                T v = xp[at];                                                                      \
-                                if (v > mv || v != v) { mv = v; best = at; }                                       \
-                            }                                                                                      \
-                    *op++ = mv; *ip++ = best;                                                                      \
                 }                                                                                                  \
             }                                                                                                      \
         }                                                                                                          \
@@ -298,6 +275,52 @@ void gt_avg_pool_##S(const T *x, T *out, const int64_t *g, int64_t cip, int64_t 
 }
 GT_POOLS(f, float)
 GT_POOLS(d, double)
+
+/* -- upsampling along one dim: x (outer, isz, inner) -> y (outer, osz, inner), y[o, q, i] = x[o, idx[q, 0], i] *
+   w[q, 0] + ... + x[o, idx[q, taps - 1], i] * w[q, taps - 1] added left to right; w NULL: a gather (taps = 1) -- */
+#define GT_TAPS(S, T)                                                                                              \
+static void gt_taps_line_##S(const T *xo, T *yo, int64_t osz, const int64_t *idx, const T *w, int64_t taps) {      \
+    if (!w) { for (int64_t q = 0; q < osz; q++) yo[q] = xo[idx[q]]; return; }                                      \
+    if (taps == 2) {                                                                                               \
+        for (int64_t q = 0; q < osz; q++) yo[q] = xo[idx[2 * q]] * w[2 * q] + xo[idx[2 * q + 1]] * w[2 * q + 1];   \
+        return;                                                                                                    \
+    }                                                                                                              \
+    for (int64_t q = 0; q < osz; q++) {                                                                            \
+        const int64_t *iq = idx + q * taps;                                                                        \
+        const T *wq = w + q * taps;                                                                                \
+        T acc = xo[iq[0]] * wq[0];                                                                                 \
+        for (int64_t t = 1; t < taps; t++) acc += xo[iq[t]] * wq[t];                                               \
+        yo[q] = acc;                                                                                               \
+    }                                                                                                              \
+}                                                                                                                  \
+static void gt_taps_rows_##S(const T *xo, T *yr, int64_t inner, const int64_t *iq, const T *wq, int64_t taps) {   \
+    const T *r0 = xo + iq[0] * inner;                                                                              \
+    if (!wq) { memcpy(yr, r0, inner * sizeof(T)); return; }                                                        \
+    const T w0 = wq[0];                                                                                            \
+    if (taps == 2) {                                                                                               \
+        const T *r1 = xo + iq[1] * inner, w1 = wq[1];                                                              \
+        for (int64_t i = 0; i < inner; i++) yr[i] = r0[i] * w0 + r1[i] * w1;                                       \
+        return;                                                                                                    \
+    }                                                                                                              \
+    for (int64_t i = 0; i < inner; i++) yr[i] = r0[i] * w0;                                                        \
+    for (int64_t t = 1; t < taps; t++) {                                                                           \
+        const T *rt = xo + iq[t] * inner, wt = wq[t];                                                              \
+        for (int64_t i = 0; i < inner; i++) yr[i] += rt[i] * wt;                                                   \
+    }                                                                                                              \
+}                                                                                                                  \
+void gt_taps_##S(const T *x, T *y, int64_t outer, int64_t isz, int64_t osz, int64_t inner, const int64_t *idx,   \
+                 const T *w, int64_t taps, int nt) {                                                               \
+    _Pragma("omp parallel for num_threads(nt) if(nt > 1) schedule(static)")                                        \
+    for (int64_t o = 0; o < outer; o++) {                                                                          \
+        const T *xo = x + o * isz * inner;                                                                         \
+        T *yo = y + o * osz * inner;                                                                               \
+        if (inner == 1) { gt_taps_line_##S(xo, yo, osz, idx, w, taps); continue; }                                \
+        for (int64_t q = 0; q < osz; q++)                                                                          \
+            gt_taps_rows_##S(xo, yo + q * inner, inner, idx + q * taps, w ? w + q * taps : 0, taps);               \
+    }                                                                                                              \
+}
+GT_TAPS(f, float)
+GT_TAPS(d, double)
 """
 
 _state = {"lib": None, "tried": False}
@@ -314,8 +337,8 @@ def _bind(lib) -> None:
             fn.argtypes = (vp, i64, i64, f64, i32, vp, i32)
             fn.restype = None
             _fns[(f"pdist{kind}", ch)] = fn
-        for kernel, args in (("max_pool", (vp, vp, vp, vp, i32)), ("adaptive_max_pool", (vp, vp, vp, vp, i32)),
-                             ("avg_pool", (vp, vp, vp, i64, i64, i32))):
+        for kernel, args in (("max_pool", (vp, vp, vp, vp, i32, i32)), ("avg_pool", (vp, vp, vp, i64, i64, i32)),
+                             ("taps", (vp, vp, i64, i64, i64, i64, vp, vp, i64, i32))):
             fn = getattr(lib, f"gt_{kernel}_{ch}")
             fn.argtypes = args
             fn.restype = None
@@ -389,21 +412,21 @@ def _pool_fn(kernel, x):
 
 def max_pool(x: np.ndarray, n: int, k, s, p, d, out_sp):
     """(values, flat plane indices) of each window's first maximum over ``x``'s last ``n`` dims; None: numpy."""
-    return _max_like("max_pool", x, n, out_sp, _geometry(x, n, out_sp, k, s, p, d))
+    return _max_like(x, n, out_sp, _geometry(x, n, out_sp, k, s, p, d), False)
 
 
 def adaptive_max_pool(x: np.ndarray, n: int, out_sp):
     """(values, indices) of adaptive max pooling (bins ``[floor(o I / O), ceil((o + 1) I / O))``); None: numpy."""
-    return _max_like("adaptive_max_pool", x, n, out_sp, _geometry(x, n, out_sp))
+    return _max_like(x, n, out_sp, _geometry(x, n, out_sp), True)
 
 
-def _max_like(kernel, x, n, out_sp, g):
-    fn = _pool_fn(kernel, x)
+def _max_like(x, n, out_sp, g, adaptive):
+    fn = _pool_fn("max_pool", x)
     if fn is None:
         return None
     shape = x.shape[:x.ndim - n] + tuple(out_sp)
     vals, idx = np.empty(shape, x.dtype), np.empty(shape, np.int64)
-    fn(_ptr(x), _ptr(vals), _ptr(idx), _ptr(g), get_num_threads())
+    fn(_ptr(x), _ptr(vals), _ptr(idx), _ptr(g), int(adaptive), get_num_threads())
     return vals, idx
 
 
@@ -417,3 +440,28 @@ def avg_pool(x: np.ndarray, n: int, k, s, p, out_sp, count_include_pad, divisor_
     ovr = 0 if divisor_override is None else int(divisor_override)
     fn(_ptr(x), _ptr(res), _ptr(g), int(bool(count_include_pad)), ovr, get_num_threads())
     return res
+
+
+def apply_taps(x: np.ndarray, axis: int, idx: np.ndarray, w, dest=None):
+    """``resample.apply_taps`` (``sum_t w[:, t] * x.take(idx[:, t], axis)``, ``w`` None: a gather) for C-contiguous
+    float32/float64 ``x``; the result in ``dest`` when given (C-contiguous, the result's shape and dtype), else a new
+    array.  None: numpy."""
+    fn = _pool_fn("taps", x)
+    if fn is None or (w is not None and w.dtype != x.dtype):
+        return None
+    axis %= x.ndim
+    outer, inner = _prod(x.shape[:axis]), _prod(x.shape[axis + 1:])
+    shape = x.shape[:axis] + (idx.shape[0],) + x.shape[axis + 1:]
+    y = np.empty(shape, x.dtype) if dest is None else dest
+    idx = np.ascontiguousarray(idx, np.int64)
+    taps = idx.shape[1] if idx.ndim == 2 else 1
+    wp = None if w is None else _ptr(np.ascontiguousarray(w))
+    fn(_ptr(x), _ptr(y), outer, x.shape[axis], idx.shape[0], inner, _ptr(idx), wp, taps, get_num_threads())
+    return y
+
+
+def _prod(xs) -> int:
+    p = 1
+    for v in xs:
+        p *= v
+    return p
