@@ -173,10 +173,13 @@ static inline int gt_four_inside(const gt_pool *q, int64_t o, int64_t extent) {
 
 #define GT_POOLS(S, T)                                                                                             \
 void gt_max_pool_##S(const T *x, T *out, int64_t *ind, const int64_t *g, int adaptive, int nt) {                  \
-    const gt_pool q = gt_pool_of(g);                                                                               \
+    gt_pool q = gt_pool_of(g);                                                                                     \
     const int64_t in_plane = q.I[0] * q.I[1] * q.I[2], out_plane = q.O[0] * q.O[1] * q.O[2];                       \
-    const int64_t extent = (q.k[2] - 1) * q.d[2] + 1;                                                              \
     const int64_t step[3] = {adaptive ? 1 : q.d[0], adaptive ? 1 : q.d[1], adaptive ? 1 : q.d[2]};                 \
+    /* adaptive bins of one width along W (O divides I) are windows of that width and stride */                   \
+    const int four = !adaptive || q.I[2] % q.O[2] == 0;                                                            \
+    if (adaptive) { q.s[2] = q.I[2] / q.O[2]; q.p[2] = 0; }                                                        \
+    const int64_t extent = adaptive ? q.s[2] : (q.k[2] - 1) * q.d[2] + 1;                                          \
     _Pragma("omp parallel for num_threads(nt) if(nt > 1) schedule(static)")                                        \
     for (int64_t pl = 0; pl < q.P; pl++) {                                                                         \
         const T *xp = x + pl * in_plane;                                                                           \
@@ -189,7 +192,7 @@ void gt_max_pool_##S(const T *x, T *out, int64_t *ind, const int64_t *g, int ada
                 int64_t h0, h1;                                                                                    \
                 gt_max_window(&q, adaptive, 1, o1, &h0, &h1);                                                      \
                 for (int64_t o2 = 0; o2 < q.O[2];) {                                                               \
-                    if (!adaptive && gt_four_inside(&q, o2, extent)) {                                             \
+                    if (four && gt_four_inside(&q, o2, extent)) {                                                  \
                         int64_t w0 = o2 * q.s[2] - q.p[2], best[4];                                                \
                         T mv[4];                                                                                   \
                         for (int c = 0; c < 4; c++) {                                                              \
