@@ -15,8 +15,9 @@ feature.  The multiply and add round separately (no fma).  Measured bit-identica
 other p take libm's ``pow`` where torch has SLEEF's (both within 1 ulp).
 
 The pools scan each window in PyTorch's order (depth, then height, then width): max keeps the first maximum and any
-NaN replaces it; average adds the in-bounds elements in the tensor's dtype, then divides once.  Upsampling applies
-one dim at a time, the last first (``resample.apply_taps``'s order): ``w0 * x0`` then ``+= w_t * x_t`` per tap.
+NaN replaces it; average adds the in-bounds elements in the tensor's dtype, then divides once.  Linear and cubic
+upsampling apply one dim at a time, the last first (``resample.apply_taps``'s order): ``x0 * w0`` then
+``+= x_t * w_t`` per tap; nearest upsampling gathers every dim in one pass.
 
 Invariant: every loop reads C-contiguous inputs and writes C-contiguous outputs it is given, nothing else; the same
 elements in the same order as the numpy path, so results are bit-identical to it.
@@ -33,7 +34,7 @@ from ...._device.threads import get_num_threads
 from ....backends.cpu import get_cpu_capability
 from . import ckernels as _ckernels
 
-__all__ = ["pdist", "max_pool", "adaptive_max_pool", "avg_pool", "apply_taps", "available"]
+__all__ = ["pdist", "max_pool", "adaptive_max_pool", "avg_pool", "apply_taps", "gather", "available"]
 
 _C_SOURCE = r"""
 #include <math.h>
@@ -324,6 +325,27 @@ void gt_taps_##S(const T *x, T *y, int64_t outer, int64_t isz, int64_t osz, int6
 }
 GT_TAPS(f, float)
 GT_TAPS(d, double)
+
+/* -- nearest upsampling in one pass: y[p, q0, q1, q2] = x[p, i0[q0], i1[q1], i2[q2]] over (planes, D, H, W); an
+   output row reading the same source row as the one before is a copy of it -- */
+#define GT_GATHER(S, T)                                                                                            \
+void gt_gather_##S(const T *x, T *y, const int64_t *g, const int64_t *i0, const int64_t *i1, const int64_t *i2,    \
+                   int nt) {                                                                                       \
+    const int64_t P = g[0], I0 = g[1], I1 = g[2], I2 = g[3], O0 = g[4], O1 = g[5], O2 = g[6];                      \
+    _Pragma("omp parallel for num_threads(nt) if(nt > 1) schedule(static)")                                        \
+    for (int64_t pl = 0; pl < P; pl++)                                                                             \
+        for (int64_t q0 = 0; q0 < O0; q0++) {                                                                      \
+            const T *xs = x + (pl * I0 + i0[q0]) * I1 * I2;                                                        \
+            T *yr = y + (pl * O0 + q0) * O1 * O2;                                                                  \
+            for (int64_t q1 = 0; q1 < O1; q1++, yr += O2) {                                                        \
+                if (q1 && i1[q1] == i1[q1 - 1]) { memcpy(yr, yr - O2, O2 * sizeof(T)); continue; }                \
+                const T *row = xs + i1[q1] * I2;                                                                   \
+                for (int64_t q2 = 0; q2 < O2; q2++) yr[q2] = row[i2[q2]];                                          \
+            }                                                                                                      \
+        }                                                                                                          \
+}
+GT_GATHER(f, float)
+GT_GATHER(d, double)
 """
 
 _state = {"lib": None, "tried": False}
@@ -341,7 +363,8 @@ def _bind(lib) -> None:
             fn.restype = None
             _fns[(f"pdist{kind}", ch)] = fn
         for kernel, args in (("max_pool", (vp, vp, vp, vp, i32, i32)), ("avg_pool", (vp, vp, vp, i64, i64, i32)),
-                             ("taps", (vp, vp, i64, i64, i64, i64, vp, vp, i64, i32))):
+                             ("taps", (vp, vp, i64, i64, i64, i64, vp, vp, i64, i32)),
+                             ("gather", (vp, vp, vp, vp, vp, vp, i32))):
             fn = getattr(lib, f"gt_{kernel}_{ch}")
             fn.argtypes = args
             fn.restype = None
@@ -468,3 +491,17 @@ def _prod(xs) -> int:
     for v in xs:
         p *= v
     return p
+
+
+def gather(x: np.ndarray, idx, dest: np.ndarray) -> bool:
+    """``dest[..., q0, q1, q2] = x[..., idx[0][q0], idx[1][q1], idx[2][q2]]`` over the last ``len(idx)`` (1-3) dims
+    (nearest upsampling in one pass); False: numpy (nothing written)."""
+    fn = _pool_fn("gather", x)
+    if fn is None or not dest.flags.c_contiguous or dest.dtype != x.dtype:
+        return False
+    n = len(idx)
+    zero = np.zeros(1, np.int64)
+    i0, i1, i2 = [zero] * (3 - n) + [np.ascontiguousarray(i, np.int64).reshape(-1) for i in idx]
+    g = _geometry(x, n, dest.shape[dest.ndim - n:])
+    fn(_ptr(x), _ptr(dest), _ptr(g), _ptr(i0), _ptr(i1), _ptr(i2), get_num_threads())
+    return True

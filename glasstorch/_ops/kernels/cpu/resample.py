@@ -281,6 +281,8 @@ def _upsample_forward(self, output_size, scales, mode, align_corners=False):
     dest = out.as_numpy()
     if not (dest.flags.c_contiguous and dest.dtype == y.dtype):
         dest = None
+    if nearest and dest is not None and _nnc.gather(y, [idx for idx, _ in plans], dest):
+        return out
     y = _apply_plans(y, plans, dest)
     return out if y is dest else _store(out, y)
 
