@@ -71,11 +71,14 @@ static inline gt_vd gt_vpow_d(gt_vd d, double p) { for (int l = 0; l < 4; l++) d
 #define GT_POW_f(d, p) powf(d, p)
 #define GT_POW_d(d, p) pow(d, p)
 
-/* -- pdist: K pairs (row a against rows b[0..K)) reduced at once in map2_reduce_all's lane order (Note [pdist's
-   lane order]); the K accumulator chains are independent, so they overlap in the pipeline. -- */
+#define GT_PAIRS 8
+/* -- pdist: K <= GT_PAIRS pairs (row a against rows b[0..K)) reduced at once in map2_reduce_all's lane order
+   (Note [pdist's lane order]); the K accumulator chains are independent, so they overlap in the pipeline (eight
+   at once: 256x256 float32 in 445 us against 515 us with four) and row a is loaded once for all. -- */
 #define GT_PDIST(NAME, S, T, VT, W, ABS, MAP, VMAP, RED, VRED, FIN)                                                \
-static void NAME##_pairs(const T *a, const T *const *b, int K, int64_t m, T p, int tree, T *res) {                \
-    VT v[4];                                                                                                       \
+static inline __attribute__((always_inline)) void NAME##_pairs(const T *a, const T *const *b, int K, int64_t m,   \
+                                                                  T p, int tree, T *res) {                         \
+    VT v[GT_PAIRS];                                                                                                \
     T lane[W];                                                                                                     \
     VT va = gt_load_##S(a);                                                                                        \
     for (int k = 0; k < K; k++) v[k] = VMAP(gt_vabs_##S(va - gt_load_##S(b[k])), p);                              \
@@ -104,13 +107,14 @@ static T NAME##_short(const T *a, const T *b, int64_t m, T p) {                 
 void NAME(const T *x, int64_t n, int64_t m, double p, int tree, T *out, int nt) {                                  \
     _Pragma("omp parallel for num_threads(nt) if(nt > 1) schedule(dynamic, 4)")                                    \
     for (int64_t i = 0; i < n - 1; i++) {                                                                          \
-        T *o = out + i * n - i * (i + 1) / 2, agg, red[4];                                                         \
-        for (int64_t j = i + 1; j < n; j += 4) {                                                                   \
-            int K = n - j < 4 ? (int)(n - j) : 4;                                                                  \
-            const T *b[4];                                                                                         \
+        T *o = out + i * n - i * (i + 1) / 2, agg, red[GT_PAIRS];                                                  \
+        for (int64_t j = i + 1; j < n; j += GT_PAIRS) {                                                            \
+            int K = n - j < GT_PAIRS ? (int)(n - j) : GT_PAIRS;                                                    \
+            const T *b[GT_PAIRS];                                                                                  \
             for (int k = 0; k < K; k++) b[k] = x + (j + k) * m;                                                    \
             if (m < W) for (int k = 0; k < K; k++) red[k] = NAME##_short(x + i * m, b[k], m, (T)p);                \
-            else NAME##_pairs(x + i * m, b, K, m, (T)p, tree, red);                                                \
+            else if (K == GT_PAIRS) NAME##_pairs(x + i * m, b, GT_PAIRS, m, (T)p, tree, red);                      \
+            else for (int k = 0; k < K; k++) NAME##_pairs(x + i * m, b + k, 1, m, (T)p, tree, red + k);            \
             for (int k = 0; k < K; k++) { agg = red[k]; *o++ = FIN; }                                              \
         }                                                                                                          \
     }                                                                                                              \
