@@ -25,6 +25,7 @@ from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import resize_out
+from . import nn_ckernels as _nnc
 from .conv import _fmt, _meta, adaptive_bins, pooling_output_shape
 
 _FLOATS = (_dt.float32, _dt.float64, _dt.float16, _dt.bfloat16)
@@ -249,7 +250,8 @@ def max_pool3d_with_indices_out(self, kernel_size, stride, padding, dilation, ce
         raise _not_impl("max_pool3d_cpu", self.dtype)
     if _meta(self, out, indices) or not out.numel():
         return out, indices
-    vals, idx = _max_pool_nd(self.as_numpy(), 3, k, s, p, d, out_sp, self.dtype in _FLOATS)
+    x = self.as_numpy()
+    vals, idx = _nnc.max_pool(x, 3, k, s, p, d, out_sp) or _max_pool_nd(x, 3, k, s, p, d, out_sp, self.dtype in _FLOATS)
     _store(out, vals)
     _store(indices, idx)
     return out, indices
@@ -269,7 +271,10 @@ def avg_pool3d_out(self, kernel_size, stride, padding, ceil_mode, count_include_
         raise _not_impl("avg_pool3d_out_frame", self.dtype)
     if _meta(self, out) or not out.numel():
         return out
-    res = _avg_pool_nd(self.as_numpy(), 3, k, s, p, out_sp, count_include_pad, divisor_override, _acc(self.dtype))
+    x = self.as_numpy()
+    res = _nnc.avg_pool(x, 3, k, s, p, out_sp, count_include_pad, divisor_override)
+    if res is None:
+        res = _avg_pool_nd(x, 3, k, s, p, out_sp, count_include_pad, divisor_override, _acc(self.dtype))
     return _store(out, res)
 
 
@@ -399,7 +404,8 @@ def _adaptive_max_out(self, output_size, n, out, indices):
         raise _not_impl(f"adaptive_max_pool{n}d", self.dtype)
     if _meta(self, out, indices) or not out.numel():
         return out, indices
-    vals, idx = _adaptive_max_nd(self.as_numpy(), n, output_size, True)
+    x = self.as_numpy()
+    vals, idx = _nnc.adaptive_max_pool(x, n, output_size) or _adaptive_max_nd(x, n, output_size, True)
     _store(out, vals)
     _store(indices, idx)
     return out, indices

@@ -12,6 +12,7 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
+from . import nn_ckernels as _nnc
 
 
 def _fmt(xs) -> str:
@@ -273,13 +274,27 @@ def _upsample_forward(self, output_size, scales, mode, align_corners=False):
     if is_meta(self) or out.numel() == 0:
         return out
     ft = _opmath(self.dtype)
-    y = self.as_numpy() if nearest else self.as_numpy().astype(ft)
+    y = self.as_numpy() if nearest else self.as_numpy().astype(ft, copy=False)
     # bilinear2d keeps op-math weights; linear1d, trilinear3d and bicubic2d store them in the tensor's dtype
     wt = None if (mode == "linear" and n == 2) else _weight_dtype(self.dtype)
     plans = _plans(in_sp, out_sp, scales, mode, align_corners, ft, wt)
-    for d, (idx, w) in reversed(list(enumerate(plans))):
-        y = apply_taps(y, d - n, idx, w)
-    return _store(out, y)
+    dest = out.as_numpy()
+    if not (dest.flags.c_contiguous and dest.dtype == y.dtype):
+        dest = None
+    if nearest and dest is not None and _nnc.gather(y, [idx for idx, _ in plans], dest):
+        return out
+    y = _apply_plans(y, plans, dest)
+    return out if y is dest else _store(out, y)
+
+
+def _apply_plans(y, plans, dest):
+    """``y`` through every dim's taps, the last dim first; the C loop writes its last pass into ``dest`` (when
+    not None)."""
+    n = len(plans)
+    for step, (d, (idx, w)) in enumerate(reversed(list(enumerate(plans)))):
+        res = _nnc.apply_taps(y, d - n, idx, w, dest if step == n - 1 else None)
+        y = apply_taps(y, d - n, idx, w) if res is None else res
+    return y
 
 
 def _upsample_backward(grad_output, output_size, input_size, scales, mode, align_corners=False):
