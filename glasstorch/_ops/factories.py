@@ -132,7 +132,7 @@ def _tp_name(x) -> str:
 
 
 _INT_RANGES = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max))
-               for d in (_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64)}
+               for d in (_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64) + _dt.BAREBONES_UNSIGNED}
 
 
 def _int_overflows(v, dtype) -> bool:
@@ -332,7 +332,7 @@ def check_fits(value, dtype, numel=None) -> None:
     if isinstance(value, bool):
         return
     name = _dt.cpp_type_name(dtype)
-    if dtype in (_dt.float16, _dt.bfloat16) and numel == 1:
+    if (dtype in (_dt.float16, _dt.bfloat16) or dtype in _dt.FLOAT8_DTYPES) and numel == 1:
         dtype, name = _dt.float64, "double"
     err = RuntimeError(f"value cannot be converted to type {name} without overflow")
     if isinstance(value, complex):

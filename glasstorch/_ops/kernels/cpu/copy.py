@@ -31,7 +31,10 @@ __all__ = ["copy_", "copy_dense", "fill_", "check_copy_shapes", "cast_ready", "c
 _F16, _F64, _U8 = np.dtype(np.float16), np.dtype(np.float64), np.dtype(np.uint8)
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _CONJ_BIT, _NEG_BIT = bit("Conjugate"), bit("Negative")
-_WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.int64))  # the integers float32 does not hold exactly
+# the integers float32 does not hold exactly
+_WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64))
+_U32 = np.dtype(np.uint32)
+_FLOAT8_NP = frozenset(d.np for d in _dt.FLOAT8_DTYPES)
 
 
 def _fmt(xs):
@@ -50,11 +53,11 @@ def store_chalf(out: np.ndarray, values) -> None:
 
 def cast_ready(src: np.ndarray, dst: np.dtype) -> np.ndarray:
     """``src`` as numpy must see it for an unsafe cast into ``dst`` to match c10's (Note [c10 casts]): through
-    float32 into float16/bfloat16, through int64 into uint8."""
+    float32 into float16/bfloat16, through int64 into uint8 (and from float16 into uint32)."""
     if not cast_routed(src.dtype, dst):
         return src
     with np.errstate(invalid="ignore", over="ignore"):
-        return src.astype(np.int64 if dst == _U8 else np.float32)
+        return src.astype(np.int64 if dst == _U8 or dst == _U32 else np.float32)
 
 
 def cast_routed(src: np.dtype, dst: np.dtype) -> bool:
@@ -62,6 +65,8 @@ def cast_routed(src: np.dtype, dst: np.dtype) -> bool:
     kernel must compute into a ``src`` buffer and convert with :func:`cast_ready` (Note [c10 casts])."""
     if dst == _F16 or dst == _BF16:
         return src == _F64 or src in _WIDE_INTS
+    if dst == _U32:
+        return src == _F16
     return dst == _U8 and (src.kind == "f" or src == _BF16)
 
 
@@ -102,6 +107,8 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     s = src.as_numpy()
     if src.dtype is _dt.complex32:
         s = chalf_values(s)
+    elif s.dtype in _FLOAT8_NP and src.dtype is not dst.dtype:
+        s = _dt.float8_values(s)  # Note [float8 conversions]
     if flip:
         s = _apply_bits(s, flip)
     if src.dtype.is_complex and dst.dtype._name == "bool":
@@ -113,6 +120,8 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     if dst.dtype is _dt.complex32:
         store_chalf(out, s)
         return dst
+    if out.dtype in _FLOAT8_NP and src.dtype is not dst.dtype:
+        s = _dt.to_float8(s, dst.dtype)
     if _ck.copy(s, out):
         return dst
     with np.errstate(invalid="ignore", over="ignore"):
@@ -151,6 +160,9 @@ def fill_(dst: TensorImpl, value) -> TensorImpl:
         return dst
     if isinstance(value, complex) and not dst.dtype.is_complex:
         value = value != 0 if arr.dtype == np.bool_ else value.real
+    if arr.dtype in _FLOAT8_NP:
+        arr[...] = _dt.to_float8(float(value), dst.dtype)
+        return dst
     with np.errstate(invalid="ignore", over="ignore"):
         value = scalar_ready(value, arr.dtype)
         try:

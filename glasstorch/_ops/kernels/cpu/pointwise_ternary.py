@@ -149,7 +149,9 @@ def where_self_out(condition, self, other, out):
     elif condition.dtype is not _dt.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{_dt.name_of(condition.dtype)}")
-    it = build((out,), (condition, self, other), static_dtype=rt)
+    # PyTorch casts self and other to rt first and builds without a common dtype: the condition never promotes
+    # with them (bool with uint16 or float8 has no promotion, Note [Barebones dtypes])
+    it = build((out,), (condition, self, other), static_dtype=rt, promote_inputs=False)
     if not it.is_meta:
         cond, a, b = it.ins_np
         if cond.dtype != _BOOL_NP:
