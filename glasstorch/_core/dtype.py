@@ -204,6 +204,11 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
 _PLAIN_FLOATS = frozenset(("float16", "bfloat16", "float32", "float64"))
 
 
+def is_barebones(d: dtype) -> builtins.bool:
+    """Whether ``d`` is uint16/uint32/uint64 or a float8 type (Note [Barebones dtypes])."""
+    return d._code >= _FIRST_BAREBONES
+
+
 def _promote_barebones(type1: dtype, type2: dtype) -> dtype:
     """``promoteTypes`` for a pair with a barebones dtype in it (Note [Barebones dtypes])."""
     if type1 is type2:

@@ -401,7 +401,7 @@ def arange_impl(start, end, step, dtype, device=CPU) -> TensorImpl:
     (int64 for integral dtypes, so a fractional start/step is truncated first; double for floats).
     """
     start, end, step = (_scalar_float(v) for v in (start, end, step))
-    if dtype is _dt.bool or dtype.is_complex:
+    if dtype is _dt.bool or dtype.is_complex or _dt.is_barebones(dtype):
         raise not_implemented("arange_cpu", dtype)
     for v in (start, end, step):
         check_fits(v, _dt.float64)  # Scalar::to<double>: a complex value with an imaginary part fails

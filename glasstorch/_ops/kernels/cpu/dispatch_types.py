@@ -28,6 +28,7 @@ from ...._tensor.impl import TensorImpl
 
 __all__ = [
     "BOOL", "INTEGRAL", "FLOATING", "COMPLEX", "COMPLEX_HALF", "REAL", "ALL", "Dispatch", "not_implemented",
+    "BAREBONES_UNSIGNED", "FLOAT8", "BAREBONES", "refuse",
 ]
 
 BOOL = frozenset((_dt.bool,))
@@ -37,11 +38,22 @@ COMPLEX = frozenset((_dt.complex64, _dt.complex128))
 COMPLEX_HALF = frozenset((_dt.complex32,))  # kComplexHalf: a few kernels list it (add, sub, mul, eq, ne)
 REAL = BOOL | INTEGRAL | FLOATING
 ALL = REAL | COMPLEX
+# Note [Barebones dtypes] (``_core/dtype.py``): the few kernels compiled for them list these groups
+BAREBONES_UNSIGNED = frozenset(_dt.BAREBONES_UNSIGNED)  # AT_BAREBONES_UNSIGNED_TYPES: uint16, uint32, uint64
+FLOAT8 = frozenset(_dt.FLOAT8_DTYPES)  # AT_FLOAT8_TYPES
+BAREBONES = BAREBONES_UNSIGNED | FLOAT8
 
 
 def not_implemented(kname: str, dt) -> NotImplementedError:
     """The error of PyTorch's ``AT_DISPATCH_*`` macros for a dtype the kernel was not compiled for."""
     return NotImplementedError(f"\"{kname}\" not implemented for '{_dt.name_of(dt)}'")
+
+
+def refuse(kname: str, dt, group=BAREBONES) -> None:
+    """A kernel written for the older dtypes: PyTorch's dispatch error when ``dt`` is one of ``group`` (by default
+    every barebones dtype), which its ``AT_DISPATCH`` list leaves out."""
+    if dt in group:
+        raise not_implemented(kname, dt)
 
 
 @dataclass(frozen=True)

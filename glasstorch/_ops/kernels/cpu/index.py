@@ -28,7 +28,7 @@ from ...overlap import check_no_internal_overlap
 from ...tensor_iterator import compute_output_strides, fp_ignore, fp_restore, resize_out, scalar_np
 from . import copy as _copy
 from . import scatter_rows as _scatter_rows
-from .dispatch_types import not_implemented
+from .dispatch_types import BAREBONES_UNSIGNED, FLOAT8, not_implemented, refuse
 from .shape import assert_no_overlap, fmt, is_meta, prepare_out, write
 
 __all__ = [
@@ -91,6 +91,7 @@ def masked_fill__Scalar(self, mask, value):
     _check_fill_mask(self, mask)
     v = _fill_value(value, self.dtype)
     if not is_meta(self, mask) and self.numel():
+        refuse("masked_fill", self.dtype)
         np.copyto(self.as_numpy(), v, where=mask.as_numpy())
     return self
 
@@ -107,6 +108,7 @@ def _masked_select_np(self, mask):
     if mask.dtype is not _dt.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _shape.broadcast_shapes(mask.sizes, self.sizes)
+    refuse("masked_select", self.dtype, BAREBONES_UNSIGNED)
     s = np.broadcast_to(self.as_numpy(), shape)
     m = np.broadcast_to(mask.as_numpy(), shape)
     return s[m]
@@ -178,6 +180,7 @@ def _index_select_check(self, dim, index):
 def _index_select_fill(self, dim, index, out):
     if is_meta(self, index, out):
         return out
+    refuse("index_select", self.dtype, BAREBONES_UNSIGNED)
     idx = _idx(index).reshape(-1)
     size = self.sizes[dim] if self.ndim else 1
     if self.ndim > 1 and idx.size and size == 0:
@@ -267,6 +270,9 @@ def gather_out(self, dim, index, sparse_grad, out):
         return out
     if self.dtype is _dt.complex32:  # PyTorch's scatter/gather kernels have no ComplexHalf loop
         raise not_implemented("scatter_gather_tensor_cpu", self.dtype)
+    # float8 takes the expanded-index path first (a floating self), whose dispatch lists no float8 either
+    refuse("gather_expanded_index", self.dtype, FLOAT8)
+    refuse("scatter_gather_tensor_cpu", self.dtype)
     idx = _idx(index).reshape(index.sizes or (1,))
     arr = self.as_numpy().reshape(self.sizes or (1,))
     _check_bounds(idx, arr.shape[dim], dim)
@@ -379,7 +385,7 @@ def _scatter_values(index, src, dtype):
 def _scatter_apply(out, dim, index, src, op, include_self=True):
     if is_meta(out, index) or index.numel() == 0:
         return out
-    if out.dtype is _dt.complex32:
+    if out.dtype is _dt.complex32 or _dt.is_barebones(out.dtype):
         raise not_implemented("scatter_gather_tensor_cpu" if type(src) is TensorImpl else "scatter_gather_scalar_cpu",
                               out.dtype)
     idx, vals = _scatter_values(index, src, out.dtype)
@@ -825,6 +831,7 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
         _user_warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
                    "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
                    "tensor")
+    refuse("index_put", self.dtype, BAREBONES_UNSIGNED)
     if not accumulate:
         mask = _mask_fill_dispatch(self, indices, values)
         if mask is not None:

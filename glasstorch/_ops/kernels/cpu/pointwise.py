@@ -64,7 +64,20 @@ from ...tensor_iterator import (
 )
 from . import ckernels as _ck
 from .copy import chalf_values, store_chalf
-from .dispatch_types import ALL, BOOL, COMPLEX, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
+from .dispatch_types import (
+    ALL,
+    BAREBONES,
+    BAREBONES_UNSIGNED,
+    BOOL,
+    COMPLEX,
+    COMPLEX_HALF,
+    FLOAT8,
+    FLOATING,
+    INTEGRAL,
+    REAL,
+    Dispatch,
+    refuse,
+)
 from .pointwise_support import (
     _BF16,
     _C32,
@@ -110,7 +123,7 @@ def neg_out(self, out):
 
 
 _neg_out = unary(negative, name="neg", dispatch=Dispatch("neg_cpu", ALL | COMPLEX_HALF))
-_abs_out = unary(np.absolute, name="abs", dispatch=Dispatch("abs_cpu", INTEGRAL | FLOATING))
+_abs_out = unary(np.absolute, name="abs", dispatch=Dispatch("abs_cpu", INTEGRAL | FLOATING | FLOAT8))
 
 
 def abs_out(self, out):
@@ -348,6 +361,7 @@ def _add_like(ufunc, name):
             if alpha.__class__ is not int:
                 _alpha_check(dt, alpha)
             o, a, b = ops
+        refuse("add_stub", dt)
         if dt is _C32:
             al = np.complex64(alpha)
             _chalf_into(ufunc if alpha == 1 else (lambda x, y: ufunc(x, y * al)), a, b,
@@ -404,7 +418,18 @@ def rsub_out(self, other, alpha, out):
     return sub_out(other, self, alpha, out)
 
 
-mul_out = binary(np.multiply, name="mul", scalar_opmath=True, c="mul", dispatch=Dispatch("mul_cpu", ALL | COMPLEX_HALF))
+_mul_out = binary(np.multiply, name="mul", scalar_opmath=True, c="mul",
+                  dispatch=Dispatch("mul_cpu", ALL | COMPLEX_HALF | BAREBONES))
+
+
+def mul_out(self, other, out=None):
+    """mul; a reduced float (float8 here) times a CPU scalar takes PyTorch's ``mul_cpu_reduced_float`` loop,
+    which lists Half and BFloat16 only."""
+    if type(self) is TensorImpl and self.dtype in FLOAT8 and (type(other) is not TensorImpl or not other.sizes):
+        raise _not_implemented("mul_cpu_reduced_float", self.dtype)
+    return _mul_out(self, other, out)
+
+
 div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True, c="div")
 
 
@@ -734,8 +759,8 @@ def pow_out(self, exponent, out):
 
 
 # -- comparisons and logical/bitwise ----------------------------------------------------------------------
-eq_out = comparison(np.equal, name="eq", dispatch=Dispatch("eq_cpu", ALL | COMPLEX_HALF))
-ne_out = comparison(np.not_equal, name="ne", dispatch=Dispatch("ne_cpu", ALL | COMPLEX_HALF))
+eq_out = comparison(np.equal, name="eq", dispatch=Dispatch("eq_cpu", ALL | COMPLEX_HALF | BAREBONES))
+ne_out = comparison(np.not_equal, name="ne", dispatch=Dispatch("ne_cpu", ALL | COMPLEX_HALF | BAREBONES))
 lt_out = comparison(np.less, name="lt", dispatch=Dispatch("lt_cpu", REAL))  # complex numbers have no order
 le_out = comparison(np.less_equal, name="le", dispatch=Dispatch("le_cpu", REAL))
 gt_out = comparison(np.greater, name="gt", dispatch=Dispatch("gt_cpu", REAL))
@@ -744,9 +769,10 @@ logical_and_out = comparison(np.logical_and, name="logical_and")
 logical_or_out = comparison(np.logical_or, name="logical_or")
 logical_xor_out = comparison(np.logical_xor, name="logical_xor")
 
-bitwise_and_out = binary(np.bitwise_and, name="bitwise_and", dispatch=Dispatch("bitwise_and_cpu", INTEGRAL | BOOL))
-bitwise_or_out = binary(np.bitwise_or, name="bitwise_or", dispatch=Dispatch("bitwise_or_cpu", INTEGRAL | BOOL))
-bitwise_xor_out = binary(np.bitwise_xor, name="bitwise_xor", dispatch=Dispatch("bitwise_xor_cpu", INTEGRAL | BOOL))
+_BITWISE = INTEGRAL | BOOL | BAREBONES_UNSIGNED
+bitwise_and_out = binary(np.bitwise_and, name="bitwise_and", dispatch=Dispatch("bitwise_and_cpu", _BITWISE))
+bitwise_or_out = binary(np.bitwise_or, name="bitwise_or", dispatch=Dispatch("bitwise_or_cpu", _BITWISE))
+bitwise_xor_out = binary(np.bitwise_xor, name="bitwise_xor", dispatch=Dispatch("bitwise_xor_cpu", _BITWISE))
 # numpy shifts match PyTorch's: a shift count < 0 or >= the bit width gives 0 (left) or the sign fill (right)
 bitwise_left_shift_out = binary(np.left_shift, name="bitwise_left_shift", dispatch=Dispatch("lshift_cpu", INTEGRAL))
 bitwise_right_shift_out = binary(np.right_shift, name="bitwise_right_shift", dispatch=Dispatch("rshift_cpu", INTEGRAL))
