@@ -105,6 +105,7 @@ def _is_sequence(x):
 
 _MAX_DIMS = 64
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1
 
 
 def _compute_sizes(data) -> tuple:
@@ -159,6 +160,9 @@ _PLAIN_ROW = {"int": {int, bool}, "float": {int, bool, float}, "complex": {int, 
 def _plain_row(seq, target):
     """``seq`` unchanged when every element is a plain Python number needing no per-element conversion (the
     common case, checked at C speed); None when the slow path must read each element."""
+    if target is _dt.uint64:  # plain ints in range only; the converter raises for the rest
+        return seq if set(map(type, seq)) <= {int, bool} and (not seq or (min(seq) >= 0 and max(seq) <= _UINT64_MAX)) \
+            else None
     kind = ("bool" if target is _dt.bool else "int" if target._cat == _dt.INT_CAT
             else "complex" if target.is_complex else "float")
     types = set(map(type, seq))
@@ -189,6 +193,17 @@ def _make_leaf_converter(target):
         def to_bool(x):
             return builtins.bool(x) if _is_tensor(x) else x
         return to_bool
+    if target is _dt.uint64:
+        def to_uint64(x):  # THPUtils_unpackUInt64: PyLong_AsUnsignedLongLong, no float accepted
+            if not hasattr(type(x), "__index__"):
+                raise TypeError("an integer is required")
+            v = operator.index(x)
+            if v < 0:
+                raise OverflowError("can't convert negative int to unsigned")
+            if v > _UINT64_MAX:
+                raise OverflowError("int too big to convert")
+            return v
+        return to_uint64
     if target._cat == _dt.INT_CAT:
         name = target._name
 
@@ -292,6 +307,9 @@ def _fill_from(out: TensorImpl, arr: np.ndarray) -> TensorImpl:
             arr = np.asarray(arr).astype(np.complex128)
             np.copyto(dst["real"], _copy.cast_ready(arr.real, _F16), casting="unsafe")
             np.copyto(dst["imag"], _copy.cast_ready(arr.imag, _F16), casting="unsafe")
+        elif out.dtype in _dt.FLOAT8_DTYPES:  # Note [float8 conversions]
+            arr = np.asarray(arr)
+            np.copyto(dst, _dt.to_float8(arr.real if np.iscomplexobj(arr) else arr, out.dtype))
         else:
             np.copyto(dst, _copy.cast_ready(np.asarray(arr), dst.dtype), casting="unsafe")
     return out
@@ -307,6 +325,8 @@ def _source_np(target, plain):
         return np.float64
     if target is _dt.bool:
         return np.bool_ if _all_bool(plain) else None
+    if target is _dt.uint64:
+        return np.uint64
     return np.int64 if target is _dt.int64 or target._cat == _dt.INT_CAT else None
 
 
