@@ -140,6 +140,8 @@ def _expand_mask_inplace(self, mask):
 
 def masked_scatter_(self, mask, source):
     check_no_internal_overlap(self)
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("masked_scatter", self.dtype)
     if self.dtype is not source.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_name(self.dtype)} and {_name(source.dtype)}")
@@ -302,6 +304,8 @@ def _take_fill(self, index, out):
 
 def take(self, index):
     _take_check(self, index)
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("take_cpu", self.dtype)
     return _take_fill(self, index, empty_impl(index.sizes, self.dtype, self.device))
 
 
@@ -524,6 +528,8 @@ def index_add_out(self, dim, index, source, alpha, out):
     dim = _index_func_checks("index_add", self, dim, index, source, out)
     numel = index.numel()
     out = _self_output(self, out)
+    if _dt.is_barebones(self.dtype) and not is_meta(out, index, source):
+        raise not_implemented("index_add_", self.dtype)
     if is_meta(out, index, source) or numel == 0 or (self.ndim > 1 and not self.numel()):
         return out  # PyTorch's slice loop: nothing to add, no index read
     idx = _idx(index).reshape(-1)
@@ -556,6 +562,8 @@ def _slice_sizes_text(sizes):
 
 def index_copy_out(self, dim, index, source, out):
     dim = wrap_dim(dim, self.ndim)
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("index_copy_cpu", self.dtype)
     if out is not None:  # the meta function checks a given result (in place: self) before anything else
         check_no_internal_overlap(out)
         assert_no_overlap(out, index)
@@ -606,6 +614,8 @@ def _restrided_is_empty(self: TensorImpl, dim: int, n: int) -> bool:
 def index_fill__int_Scalar(self, dim, index, value):
     if index.dtype is not _dt.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("index_fill_cpu", self.dtype)
     assert_no_overlap(self, index)
     if isinstance(value, complex) and not self.dtype.is_complex:
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")

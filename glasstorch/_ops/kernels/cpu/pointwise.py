@@ -270,11 +270,14 @@ erfinv_out = unary(_special(_erfinv64), name="erfinv", float_op=True, ufunc=Fals
 
 
 # -- unary: predicates and nan_to_num ----------------------------------------------------------------------
-def _predicate(ufunc, name):
+def _predicate(ufunc, name, kname=None, refused=None):
+    """A bool-valued unary kernel; ``refused``: the barebones dtypes its PyTorch kernel ``kname`` lacks."""
     def kernel(self, out=None):
         it = build((out,), (self,), static_dtype=_dt.bool)
         if not it.is_meta:
             x = it.ins_np[0]
+            if refused is not None and it.common_dtype in refused:
+                raise _not_implemented(kname, it.common_dtype)
             if it.common_dtype is _C32:  # logical_not has no ComplexHalf kernel; isnan/isinf/isfinite do
                 if ufunc is np.logical_not:
                     raise _not_implemented("logical_not_cpu", _C32)
@@ -286,9 +289,11 @@ def _predicate(ufunc, name):
 
 
 isnan_out = _predicate(np.isnan, "isnan_out")
-isinf_out = _predicate(np.isinf, "isinf_out")
-logical_not_out = _predicate(np.logical_not, "logical_not_out")
-_isfinite_out = _predicate(np.isfinite, "isfinite_out")
+# float8_e5m2 alone of the float8 types has infinities, and isinf/isfinite list it
+_NO_INF = FLOAT8 - {_dt.float8_e5m2}
+isinf_out = _predicate(np.isinf, "isinf_out", "isinf", _NO_INF)
+logical_not_out = _predicate(np.logical_not, "logical_not_out", "logical_not_cpu", BAREBONES)
+_isfinite_out = _predicate(np.isfinite, "isfinite_out", "isfinite", _NO_INF)
 
 
 def isfinite(self):
@@ -301,8 +306,8 @@ def nan_to_num_out(self, nan, posinf, neginf, out):
     if out is not None and out.dtype is not self.dtype:
         raise RuntimeError(f"nan_to_num: dtype of out: {_dt.name_of(out.dtype)} should be same as input: "
                            f"{_dt.name_of(self.dtype)}")
-    if self.dtype is _C32 and self.storage._data is not None:
-        raise _not_implemented("nan_to_num", _C32)
+    if (self.dtype is _C32 or self.dtype in FLOAT8) and self.storage._data is not None:
+        raise _not_implemented("nan_to_num", self.dtype)
     it = build((out,), (self,))
     if not it.is_meta:
         x, o = it.ins_np[0], it.out_np

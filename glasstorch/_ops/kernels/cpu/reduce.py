@@ -399,6 +399,7 @@ def _minmax_dim(name, argfn, valfn, self, dim, keepdim, values, indices):
     values = _output(self, shape, self.dtype, values)
     indices = _output(self, shape, _dt.int64, indices)
     if not _no_data(self, values, indices):
+        refuse(f"{name}_cpu", self.dtype)
         check_outputs_writable(values, indices)  # the reduction's iterator over both outputs
         a = self.as_numpy()
         vo, io = values.as_numpy(), indices.as_numpy()
@@ -517,6 +518,8 @@ def _std_var_setup(fname, self, dim, correction, keepdim):
     if not _is_float_or_complex(self.dtype):
         what = "std and var" if fname in ("std", "var") else fname
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
+    if self.dtype in FLOAT8:
+        raise RuntimeError(f"std_var_all: Unsupported dtype {_name(self.dtype)}")
     correction = 1.0 if correction is None else float(correction)
     dims = _dims_of(self, dim, wrap_first=False)
     if _count(self, dims) - correction <= 0:
@@ -782,6 +785,7 @@ def count_nonzero_dims(self, dim):
     dims = _dims_of(self, dim)
     out = empty_contiguous(reduced_shape(self.sizes, dims, False), _dt.int64, self.device)
     if not _no_data(self):
+        refuse("nonzero_count_cpu", self.dtype)
         _store(out, np.count_nonzero(_values(self), axis=_axes(self, dims)))
     return out
 

@@ -212,7 +212,7 @@ def kthvalue_out(self: TensorImpl, k, dim=-1, keepdim=False, values=None, indice
     resize_out(indices, shape)
     if is_meta(self, values, indices):
         return values, indices
-    if self.dtype is _dt.bool or self.dtype.is_complex:
+    if self.dtype is _dt.bool or self.dtype.is_complex or _dt.is_barebones(self.dtype):
         raise not_implemented("kthvalue_cpu", self.dtype)
     check_outputs_writable(values, indices)
     for out in (values, indices):
@@ -317,7 +317,7 @@ def _lower_median(a: np.ndarray, ignore_nan: bool):
 
 def _check_median_dtype(kernel, self):
     """PyTorch names its median kernels for both medians: ``median_cpu`` (all elements), ``median_out`` (a dim)."""
-    if self.dtype is _dt.bool or self.dtype.is_complex:
+    if self.dtype is _dt.bool or self.dtype.is_complex or _dt.is_barebones(self.dtype):
         raise not_implemented(kernel, self.dtype)
 
 
@@ -653,6 +653,8 @@ def _binary_search(bd: np.ndarray, vals: np.ndarray, right: bool) -> np.ndarray:
 
 def searchsorted_cpu(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):
     """Indices where ``self``'s values would be inserted into each innermost row of ``sorted_sequence``."""
+    if _dt.is_barebones(self.dtype):
+        raise not_implemented("searchsorted_out_cpu", self.dtype)
     return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, None)
 
 
