@@ -153,7 +153,7 @@ _SIGN_COMPLEX = (NotImplementedError, "Unlike NumPy, torch.sign is not intended 
                                       "use torch.sgn instead.")
 sign_out = unary(_sign, name="sign", ufunc=False, dispatch=Dispatch("sign_cpu", REAL, _SIGN_COMPLEX))
 sgn_out = unary(_sign, name="sgn", ufunc=False,  # numpy's complex sign is z / |z| (0 at 0), as sgn
-                dispatch=Dispatch("sgn_cpu", ALL | COMPLEX_HALF))
+                dispatch=Dispatch("sign_cpu", ALL | COMPLEX_HALF))  # a real sgn is sign's kernel
 
 
 def _rounding(ufunc, name):
@@ -163,7 +163,8 @@ def _rounding(ufunc, name):
         else:
             ufunc(x, out=out, dtype=dt.np, casting="unsafe")
     refusal = None if name == "round" else (NotImplementedError, f"{name} is not supported for complex inputs")
-    return unary(fn, name=name, ufunc=False, dispatch=Dispatch(f"{name}_vml_cpu", INTEGRAL | FLOATING, refusal))
+    return unary(fn, name=name, ufunc=False,
+                 dispatch=Dispatch(f"{name}_vml_cpu", INTEGRAL | FLOATING | BAREBONES_UNSIGNED, refusal))
 
 
 floor_out = _rounding(np.floor, "floor")
@@ -255,7 +256,14 @@ def _sigmoid(x, out, dt):
 
 
 rsqrt_out = unary(_rsqrt, name="rsqrt", float_op=True, ufunc=False)  # the default table: "rsqrt_cpu"
-sigmoid_out = unary(_sigmoid, name="sigmoid", float_op=True, ufunc=False)
+_sigmoid_out = unary(_sigmoid, name="sigmoid", float_op=True, ufunc=False)
+
+
+def sigmoid_out(self, out=None):
+    """sigmoid; float8, a reduced float, goes to PyTorch's ``sigmoid_cpu_reduced_float`` loop (Half, BFloat16)."""
+    if self.dtype in FLOAT8 and self.storage._data is not None:
+        raise _not_implemented("sigmoid_cpu_reduced_float", self.dtype)
+    return _sigmoid_out(self, out)
 
 
 # erf, erfc, erfinv in float64.  |x| < 2.5: the Maclaurin series of erf; beyond, erfc from Laplace's
@@ -423,19 +431,24 @@ def rsub_out(self, other, alpha, out):
     return sub_out(other, self, alpha, out)
 
 
-_mul_out = binary(np.multiply, name="mul", scalar_opmath=True, c="mul",
-                  dispatch=Dispatch("mul_cpu", ALL | COMPLEX_HALF | BAREBONES))
+def _reduced_float_scalar(kernel, kname):
+    """``kernel`` with PyTorch's reduced-float scalar loop in front: a float8 tensor with a one-element second
+    operand (a Python scalar, or a tensor the iterator broadcasts from one element) takes ``kname``, a loop
+    compiled for Half and BFloat16 only."""
+    def checked(self, other, out=None):
+        if type(self) is TensorImpl and self.dtype in FLOAT8 and (type(other) is not TensorImpl
+                                                                  or other.numel() == 1):
+            raise _not_implemented(kname, self.dtype)
+        return kernel(self, other, out)
+    checked.__qualname__ = checked.__name__ = kernel.__name__
+    return checked
 
 
-def mul_out(self, other, out=None):
-    """mul; a reduced float (float8 here) times a CPU scalar takes PyTorch's ``mul_cpu_reduced_float`` loop,
-    which lists Half and BFloat16 only."""
-    if type(self) is TensorImpl and self.dtype in FLOAT8 and (type(other) is not TensorImpl or not other.sizes):
-        raise _not_implemented("mul_cpu_reduced_float", self.dtype)
-    return _mul_out(self, other, out)
-
-
-div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True, c="div")
+mul_out = _reduced_float_scalar(binary(np.multiply, name="mul", scalar_opmath=True, c="mul",
+                                       dispatch=Dispatch("mul_cpu", ALL | COMPLEX_HALF | BAREBONES)),
+                                "mul_cpu_reduced_float")
+div_out = _reduced_float_scalar(binary(np.true_divide, name="div", float_op=True, scalar_opmath=True, c="div"),
+                                "div_cpu_reduced_float")
 
 
 def _div_rounding(kind):
@@ -538,8 +551,24 @@ def _min_max(ufunc, name):
 
 maximum_out = _min_max(np.maximum, "maximum")
 minimum_out = _min_max(np.minimum, "minimum")
-fmax_out = _min_max(np.fmax, "fmax")
-fmin_out = _min_max(np.fmin, "fmin")
+_fmax_out = _min_max(np.fmax, "fmax")
+_fmin_out = _min_max(np.fmin, "fmin")
+
+
+def _integral_as(kernel, kname):
+    """fmax/fmin: integral operands go to maximum/minimum, whose kernel (``kname``) lacks the barebones unsigned
+    types."""
+    def checked(self, other, out=None):
+        for x in (self, other):
+            if type(x) is TensorImpl and x.dtype in BAREBONES_UNSIGNED and x.storage._data is not None:
+                raise _not_implemented(kname, x.dtype)
+        return kernel(self, other, out)
+    checked.__qualname__ = checked.__name__ = kernel.__name__
+    return checked
+
+
+fmax_out = _integral_as(_fmax_out, "maximum_cpu")
+fmin_out = _integral_as(_fmin_out, "minimum_cpu")
 # clamp_min/clamp_max with a tensor bound call the maximum/minimum kernels, without maximum's meta function
 _clamp_min_tensor_out = binary(np.maximum, name="clamp_min", dispatch=Dispatch("maximum_cpu", REAL))
 _clamp_max_tensor_out = binary(np.minimum, name="clamp_max", dispatch=Dispatch("minimum_cpu", REAL))
