@@ -278,6 +278,13 @@ OPS = {
     "tensor_big_int": lambda m, d: m.tensor([2**64 - 1, 2**63, 0], dtype=d),
     "tensor_negative": lambda m, d: m.tensor([-1], dtype=d),
     "tensor_float": lambda m, d: m.tensor([1.5, -0.5], dtype=d),
+    "isclose": lambda m, d: m.isclose(_x(m, d), _x(m, d)),
+    "isclose_exact": lambda m, d: m.isclose(_x(m, d), _x(m, d), rtol=0, atol=0),
+    "equal_float32": lambda m, d: m.equal(_x(m, d), m.ones(3)),
+    "fill_inf": lambda m, d: m.empty(2, dtype=d).fill_(float("inf")),
+    "fill_nan": lambda m, d: m.empty(2, dtype=d).fill_(float("nan")),
+    "bool_mask_setitem": lambda m, d: (lambda x: (x.__setitem__(_mask(m), 0), x)[1])(_x(m, d)),
+    "copy_from_int": lambda m, d: m.empty(3, dtype=d).copy_(m.tensor([-1, 300, 70000])),
     "arange": lambda m, d: m.arange(3, dtype=d),
     "randint_shape": lambda m, d: m.randint(0, 3, (3,), dtype=d).shape,
     "rand_shape": lambda m, d: m.rand(3, dtype=d).shape,
@@ -297,6 +304,8 @@ def test_op_support(name, op):
     got = f(gt, g)
     if isinstance(want, torch.Size):
         assert tuple(got) == tuple(want)
+    elif not isinstance(want, torch.Tensor):
+        assert got == want and type(got) is type(want)
     else:
         assert_same(got, want)
 

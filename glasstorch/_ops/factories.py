@@ -375,8 +375,14 @@ def check_fits(value, dtype, numel=None) -> None:
 
 
 def _float_overflows_float(f, dtype) -> bool:
-    """c10's ``overflows<T>(double)`` for a floating ``T``: only finite values beyond the max overflow."""
+    """c10's ``overflows<T>(double)`` for a floating ``T``: only finite values beyond the max overflow, and an
+    infinity where ``T`` has none (float8_e4m3fn and the fnuz types)."""
+    if math.isinf(f):
+        return dtype in _NO_INFINITY
     return math.isfinite(f) and abs(f) > _dt.finfo(dtype).max
+
+
+_NO_INFINITY = frozenset(d for d in _dt.FLOAT8_DTYPES if d is not _dt.float8_e5m2)
 
 
 def full_impl(sizes, value, dtype, device=CPU) -> TensorImpl:

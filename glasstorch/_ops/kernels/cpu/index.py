@@ -841,7 +841,6 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
         _user_warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
                    "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
                    "tensor")
-    refuse("index_put", self.dtype, BAREBONES_UNSIGNED)
     if not accumulate:
         mask = _mask_fill_dispatch(self, indices, values)
         if mask is not None:
@@ -850,6 +849,7 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
             v = values.as_numpy().reshape(-1)[0]
             v = float(v) if values.dtype is _dt.bfloat16 else v.item()
             return aten.masked_fill__Scalar(self, mask if mask.dtype is _dt.bool else _as_bool(mask), v)
+    refuse("index_put", self.dtype, BAREBONES_UNSIGNED)
     assert_no_overlap(self, values)
     for t in indices:
         if t is not None:
