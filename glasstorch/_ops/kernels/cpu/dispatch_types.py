@@ -65,10 +65,25 @@ class Dispatch:
     kname: str
     dtypes: frozenset = ALL
     complex_error: tuple | None = None
+    # PyTorch's reduced-float scalar loop of a binary kernel (this name, compiled for Half and BFloat16): a float8
+    # operation whose second operand has one element (a Python scalar, or a tensor the iterator broadcasts) raises
+    # there; with ``float8_tensors`` the kernel runs on two float8 tensors otherwise (mul).  float8 stays out of
+    # ``dtypes`` so that only this rare path pays for the test.
+    reduced_scalar: str | None = None
+    float8_tensors: bool = False
 
     def check(self, dt) -> None:
         """Raise PyTorch's dispatch error unless the kernel runs on common dtype ``dt``."""
         if dt not in self.dtypes:
+            raise not_implemented(self.kname, dt)
+
+    def check_binary(self, dt, other) -> None:
+        """:meth:`check` for a binary kernel whose common dtype ``dt`` is not in the table (``reduced_scalar``)."""
+        if self.reduced_scalar is None or dt not in FLOAT8:
+            raise not_implemented(self.kname, dt)
+        if type(other) is not TensorImpl or other.numel() == 1:
+            raise not_implemented(self.reduced_scalar, dt)
+        if not self.float8_tensors:
             raise not_implemented(self.kname, dt)
 
     def check_operands(self, operands) -> None:

@@ -431,24 +431,11 @@ def rsub_out(self, other, alpha, out):
     return sub_out(other, self, alpha, out)
 
 
-def _reduced_float_scalar(kernel, kname):
-    """``kernel`` with PyTorch's reduced-float scalar loop in front: a float8 tensor with a one-element second
-    operand (a Python scalar, or a tensor the iterator broadcasts from one element) takes ``kname``, a loop
-    compiled for Half and BFloat16 only."""
-    def checked(self, other, out=None):
-        if type(self) is TensorImpl and self.dtype in FLOAT8 and (type(other) is not TensorImpl
-                                                                  or other.numel() == 1):
-            raise _not_implemented(kname, self.dtype)
-        return kernel(self, other, out)
-    checked.__qualname__ = checked.__name__ = kernel.__name__
-    return checked
-
-
-mul_out = _reduced_float_scalar(binary(np.multiply, name="mul", scalar_opmath=True, c="mul",
-                                       dispatch=Dispatch("mul_cpu", ALL | COMPLEX_HALF | BAREBONES)),
-                                "mul_cpu_reduced_float")
-div_out = _reduced_float_scalar(binary(np.true_divide, name="div", float_op=True, scalar_opmath=True, c="div"),
-                                "div_cpu_reduced_float")
+mul_out = binary(np.multiply, name="mul", scalar_opmath=True, c="mul",
+                 dispatch=Dispatch("mul_cpu", ALL | COMPLEX_HALF | BAREBONES_UNSIGNED,
+                                   reduced_scalar="mul_cpu_reduced_float", float8_tensors=True))
+div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True, c="div",
+                 dispatch=Dispatch("div_cpu", ALL | BAREBONES_UNSIGNED, reduced_scalar="div_cpu_reduced_float"))
 
 
 def _div_rounding(kind):
