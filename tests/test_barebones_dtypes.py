@@ -336,3 +336,22 @@ def test_save_load_both_ways(name):
     torch.save({"x": tx}, buf)
     buf.seek(0)
     assert_same(gt.load(buf)["x"], tx)  # PyTorch's file read by glasstorch (weights_only by default)
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_mm(name):
+    """torch's generic gemm on float8: float products and sums, one rounding (saturating for e4m3fn); bmm, mv and
+    dot have no float8 loop."""
+    g, t = _both(name)
+    gen = torch.Generator().manual_seed(0)
+    a, b, c = (torch.randn(s, generator=gen) * 40 for s in ((5, 40), (40, 6), (5, 6)))
+    ta, tb, tc = a.to(t), b.to(t), c.to(t)
+    ga, gb, gc = (gt.tensor(x.tolist()).to(g) for x in (a, b, c))
+    assert_same((ga @ gb).view(gt.uint8), (ta @ tb).view(torch.uint8))
+    assert_same(gt.addmm(gc, ga, gb, beta=0.5, alpha=2).view(gt.uint8),
+                torch.addmm(tc, ta, tb, beta=0.5, alpha=2).view(torch.uint8))
+    assert_same_error(lambda: gt.bmm(ga[None], gb[None]), lambda: torch.bmm(ta[None], tb[None]))
+    assert_same_error(lambda: gt.bmm(ga[None, :2, :3], gb[None, :3, :2]),
+                      lambda: torch.bmm(ta[None, :2, :3], tb[None, :3, :2]))
+    assert_same_error(lambda: gt.mv(ga, gb[:, 0]), lambda: torch.mv(ta, tb[:, 0]))
+    assert_same_error(lambda: gt.dot(ga[0], gb[:, 0]), lambda: torch.dot(ta[0], tb[:, 0]))
