@@ -355,3 +355,28 @@ def test_float8_mm(name):
                       lambda: torch.bmm(ta[None, :2, :3], tb[None, :3, :2]))
     assert_same_error(lambda: gt.mv(ga, gb[:, 0]), lambda: torch.mv(ta, tb[:, 0]))
     assert_same_error(lambda: gt.dot(ga[0], gb[:, 0]), lambda: torch.dot(ta[0], tb[:, 0]))
+
+
+# -- torch.testing ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", NEW)
+def test_make_tensor(name):
+    """Equal seeds give torch's tensors: randint for the uints, float32 uniform_ then a conversion for float8."""
+    g, t = _both(name)
+    for kwargs in ({}, {"low": 0, "high": 5}, {"noncontiguous": True}):
+        torch.manual_seed(7)
+        gt.manual_seed(7)
+        want = torch.testing.make_tensor((4, 5), dtype=t, device="cpu", **kwargs)
+        got = gt.testing.make_tensor((4, 5), dtype=g, device="cpu", **kwargs)
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_assert_close(name):
+    """float8 compares bit for bit: its own mismatch report and no tolerances."""
+    g, t = _both(name)
+
+    def run(m, d, **kw):
+        m.testing.assert_close(m.tensor([[1.0, 2.0], [3.0, 4.0]]).to(d), m.tensor([[1.0, 2.0], [4.0, 4.0]]).to(d), **kw)
+    assert_same_error(lambda: run(gt, g), lambda: run(torch, t))
+    assert_same_error(lambda: run(gt, g, rtol=0.1, atol=0.1), lambda: run(torch, t, rtol=0.1, atol=0.1))
+    gt.testing.assert_close(gt.ones(3, dtype=g), gt.ones(3, dtype=g))
