@@ -300,7 +300,8 @@ def complex32_values(a: np.ndarray) -> np.ndarray:
 # infinities; its NaN is 0x7F with the sign (ml_dtypes: 0x7E).  The fnuz types have neither infinities nor -0: out
 # of range and NaN give their one NaN, 0x80, as in ml_dtypes.  Out of float8, c10 widens the bits to float: a NaN
 # keeps its payload (e4m3fn 0x7F -> 0x7FF00000; e5m2 goes through half, which sets the quiet bit) and the fnuz NaN
-# is float's signalling NaN 0x7F800001.  Other targets then take the float32 value.
+# is float's signalling NaN 0x7F800001.  Other targets then take the float32 value, except that the fnuz NaN
+# becomes 0 in every integer type (where float's NaN gives x86's "integer indefinite").
 _F8_LUT: dict = {}
 
 

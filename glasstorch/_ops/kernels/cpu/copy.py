@@ -36,6 +36,7 @@ _WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint6
 _U64 = np.dtype(np.uint64)
 _HALF_VIA_INT64 = (np.dtype(np.uint16), np.dtype(np.uint32))  # a half or bfloat16 reaches these through int64
 _FLOAT8_NP = frozenset(d.np for d in _dt.FLOAT8_DTYPES)
+_FNUZ = (_dt.float8_e4m3fnuz, _dt.float8_e5m2fnuz)
 
 
 def _fmt(xs):
@@ -114,6 +115,8 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
         s = _dt.float8_values(s)  # Note [float8 conversions]
         if dst.dtype is _dt.bfloat16 or dst.dtype is _dt.float16:
             _quiet_nans(s, dst.dtype is _dt.bfloat16)
+        elif dst.dtype._cat == _dt.INT_CAT and src.dtype in _FNUZ:
+            s[np.isnan(s)] = 0
     if flip:
         s = _apply_bits(s, flip)
     if src.dtype.is_complex and dst.dtype._name == "bool":
