@@ -10,7 +10,8 @@ from math import e, inf, nan, pi  # noqa: F401  (torch re-exports math's constan
 from . import _env  # noqa: F401  (first: environment defaults numpy's OpenBLAS reads when it loads)
 from ._core.dtype import (  # noqa: F401
     bfloat16, bool, complex32, complex64, complex128, dtype, finfo, float16, float32, float64,
-    get_default_dtype, iinfo, int8, int16, int32, int64, set_default_dtype, uint8,
+    float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, get_default_dtype, iinfo, int8, int16, int32, int64,
+    set_default_dtype, uint8, uint16, uint32, uint64,
 )
 from ._core.dtype import ALIASES as _ALIASES
 from ._core.device import device  # noqa: F401

@@ -51,7 +51,7 @@ STORAGE_TYPE_NAMES = {
 }
 _DTYPE_OF_STORAGE_TYPE = {name: dt for dt, name in STORAGE_TYPE_NAMES.items()}
 # dtypes PyTorch saves as an UntypedStorage plus a dtype argument (``_rebuild_tensor_v3``)
-V3_DTYPES = (_dt.complex32,)
+V3_DTYPES = (_dt.complex32,) + _dt.BAREBONES_UNSIGNED + _dt.FLOAT8_DTYPES
 
 
 class StorageType:

@@ -41,8 +41,7 @@ UnpicklingError = pickle.UnpicklingError
 # Never allowed, even when the user allowlists something from them (PyTorch's blocklist).
 _BLOCKED_MODULES = ("sys", "os", "posix", "nt")
 # PyTorch dtypes glasstorch has no storage type for: named in a clear error rather than "unsupported global".
-UNSUPPORTED_TORCH_DTYPES = ("uint16", "uint32", "uint64", "float8_e5m2", "float8_e4m3fn", "float8_e5m2fnuz",
-                            "float8_e4m3fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "bits8", "bits16", "bits1x8",
+UNSUPPORTED_TORCH_DTYPES = ("float8_e8m0fnu", "float4_e2m1fn_x2", "bits8", "bits16", "bits1x8",
                             "bits2x4", "bits4x2", "qint8", "qint32", "quint8", "quint4x2", "quint2x4")
 
 # -- the user's allowlist (``torch.serialization.add_safe_globals``) ----------------------------------------
@@ -135,7 +134,7 @@ def allowed_globals() -> dict:
     param = _utils.parameter_class()
     if param is not None:
         rc["torch.nn.parameter.Parameter"] = param
-    for d in _dt.ALL_DTYPES + (_dt.complex32,):
+    for d in _dt.EVERY_DTYPE:
         rc[repr(d)] = d
     for name, cls in LEGACY_TYPES.items():
         rc[f"torch.{name}"] = cls

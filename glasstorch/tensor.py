@@ -890,8 +890,8 @@ class Tensor(_tf.TensorBase):
                             f"tensor to host memory first.")
         if not force and _grad_state.enabled and self.requires_grad:  # PyTorch checks grad mode too
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        if impl.dtype is _dt.bfloat16:
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        if impl.dtype is _dt.bfloat16 or impl.dtype in _dt.FLOAT8_DTYPES:  # numpy has no such type
+            raise TypeError(f"Got unsupported ScalarType {impl.dtype._short}")
         if impl.key_set & _ZERO_TENSOR_BIT:  # Note [ZeroTensor]: its zeros are real here, but PyTorch's are not
             if not force:
                 raise RuntimeError(" Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array.")

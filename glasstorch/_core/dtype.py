@@ -14,6 +14,17 @@ numpy storage type.  Promotion follows PyTorch exactly:
 ``complex32`` (``torch.chalf``) exists for promotion and ``finfo``; numpy has no complex-half type, so
 its storage type is a pair of float16 fields and few kernels accept it (PyTorch calls it experimental).
 
+Note [Barebones dtypes]
+``uint16``/``uint32``/``uint64`` ("barebones unsigned") and the four float8 types (``float8_e4m3fn``,
+``float8_e5m2`` and their ``fnuz`` variants, stored as ml_dtypes' one-byte types) are PyTorch's late dtypes:
+few kernels are compiled for them and ``promoteTypes`` refuses most pairs.  A barebones unsigned type promotes
+only with itself and with the four floating types; a float8 type only with itself.  Any other pair raises
+PyTorch's RuntimeError ("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote
+UInt16 and Char"; "Promotion for Float8 Types is not supported, ...").  The refusal lives in
+:func:`promote_types` alone and touches no pair of the thirteen older dtypes, so internals that promote bool,
+integers and floats keep their table; ``result_type``'s category rules (a 0-dim or scalar operand of a lower
+category never promotes) mean ``uint16_tensor + 1`` stays uint16 without asking the table.
+
 Invariant: every dtype has exactly one object; comparisons are by identity.
 """
 
@@ -28,7 +39,8 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
     "float64", "complex32", "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types",
     "can_cast", "finfo", "iinfo", "ALL_DTYPES", "cpp_type_name", "check_linalg_norm_dtype",
-    "float_digits", "half_input", "complex32_values",
+    "float_digits", "half_input", "complex32_values", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
+    "float8_e4m3fnuz", "float8_e5m2fnuz", "BAREBONES_UNSIGNED", "FLOAT8_DTYPES", "EVERY_DTYPE",
 ]
 
 # Categories, lowest to highest (PyTorch: bool < integral < floating < complex).
@@ -55,7 +67,7 @@ class dtype:
         self._cat = cat
         self.is_floating_point = cat == FLOAT_CAT
         self.is_complex = cat == COMPLEX_CAT
-        self.is_signed = name not in ("bool", "uint8")
+        self.is_signed = name not in ("bool", "uint8", "uint16", "uint32", "uint64")
         self._code = code  # row/column in the promotion table
         self._tensor_type = tensor_type  # legacy type name: FloatTensor, LongTensor ...
 
@@ -71,7 +83,10 @@ class dtype:
 
     def to_complex(self):
         """The complex counterpart of a float dtype (PyTorch's ``toComplexType``: float16 -> complex32,
-        bfloat16 and float32 -> complex64, float64 -> complex128); identity for complex dtypes."""
+        bfloat16 and float32 -> complex64, float64 -> complex128); identity for complex dtypes.  The barebones
+        dtypes have none: PyTorch's RuntimeError (Note [Barebones dtypes])."""
+        if self._code >= _FIRST_BAREBONES:
+            raise RuntimeError(f"Unknown Complex ScalarType for {self._short}")
         return {"float16": complex32, "bfloat16": complex64, "float32": complex64,
                 "float64": complex128}.get(self._name, self)
 
@@ -97,8 +112,24 @@ bfloat16 = _make("bfloat16", "BFloat16", ml_dtypes.bfloat16, FLOAT_CAT, 11, "BFl
 complex32 = _make("complex32", "ComplexHalf", [("real", np.float16), ("imag", np.float16)], COMPLEX_CAT, 12,
                   "ComplexHalfTensor")
 
+# Note [Barebones dtypes]: codes from 13 on are outside the promotion table.
+_FIRST_BAREBONES = 13
+uint16 = _make("uint16", "UInt16", np.uint16, INT_CAT, 13, "UInt16Tensor")
+uint32 = _make("uint32", "UInt32", np.uint32, INT_CAT, 14, "UInt32Tensor")
+uint64 = _make("uint64", "UInt64", np.uint64, INT_CAT, 15, "UInt64Tensor")
+float8_e5m2 = _make("float8_e5m2", "Float8_e5m2", ml_dtypes.float8_e5m2, FLOAT_CAT, 16, "Float8_e5m2Tensor")
+float8_e4m3fn = _make("float8_e4m3fn", "Float8_e4m3fn", ml_dtypes.float8_e4m3fn, FLOAT_CAT, 17, "Float8_e4m3fnTensor")
+float8_e5m2fnuz = _make("float8_e5m2fnuz", "Float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, FLOAT_CAT, 18,
+                        "Float8_e5m2fnuzTensor")
+float8_e4m3fnuz = _make("float8_e4m3fnuz", "Float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, FLOAT_CAT, 19,
+                        "Float8_e4m3fnuzTensor")
+BAREBONES_UNSIGNED = (uint16, uint32, uint64)
+FLOAT8_DTYPES = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
+
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
-_BY_CODE = sorted(ALL_DTYPES + (complex32,), key=lambda d: d._code)
+# every dtype, the barebones ones included (ALL_DTYPES is the thirteen minus complex32 most kernels take)
+EVERY_DTYPE = ALL_DTYPES + (complex32,) + BAREBONES_UNSIGNED + FLOAT8_DTYPES
+_BY_CODE = sorted(EVERY_DTYPE, key=lambda d: d._code)
 
 # PyTorch's aliases: torch.float is float32, torch.long is int64, ...
 ALIASES = {
@@ -113,7 +144,7 @@ def _dtype_by_name(name):
 
 
 # promoteTypes, indexed by code (row, column). Letters: the facts sheet's short codes (c2 = complex32).
-_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _b1, _bf, _c2 = _BY_CODE
+_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _b1, _bf, _c2 = _BY_CODE[:_FIRST_BAREBONES]
 _PROMOTE = [
     # u1   i1   i2   i4   i8   f2   f4   f8   c4   c8   b1   bf   c2
     [_u1, _i2, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _u1, _bf, _c2],  # u1
@@ -165,7 +196,31 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
         >>> promote_types(uint8, int8)
         torch.int16
     """
-    return _PROMOTE[type1._code][type2._code]
+    if type1._code < _FIRST_BAREBONES and type2._code < _FIRST_BAREBONES:
+        return _PROMOTE[type1._code][type2._code]
+    return _promote_barebones(type1, type2)
+
+
+_PLAIN_FLOATS = frozenset(("float16", "bfloat16", "float32", "float64"))
+
+
+def is_barebones(d: dtype) -> builtins.bool:
+    """Whether ``d`` is uint16/uint32/uint64 or a float8 type (Note [Barebones dtypes])."""
+    return d._code >= _FIRST_BAREBONES
+
+
+def _promote_barebones(type1: dtype, type2: dtype) -> dtype:
+    """``promoteTypes`` for a pair with a barebones dtype in it (Note [Barebones dtypes])."""
+    if type1 is type2:
+        return type1
+    if type1 in FLOAT8_DTYPES or type2 in FLOAT8_DTYPES:
+        raise RuntimeError("Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{type1._short} and {type2._short}")
+    for a, b in ((type1, type2), (type2, type1)):
+        if a in BAREBONES_UNSIGNED and b._name in _PLAIN_FLOATS:
+            return b
+    raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                       f"{type1._short} and {type2._short}")
 
 
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
@@ -238,6 +293,61 @@ def complex32_values(a: np.ndarray) -> np.ndarray:
     return r
 
 
+# Note [float8 conversions]
+# c10 converts into a float8 type from float only (a double, a half or an integer goes through float32 first) with
+# round-to-nearest-even, as ml_dtypes does; the variants differ past the finite range.  float8_e4m3fn saturates:
+# every non-NaN value beyond 448, the infinities included, becomes +-448 (ml_dtypes gives NaN).  float8_e5m2 has
+# infinities; its NaN is 0x7F with the sign (ml_dtypes: 0x7E).  The fnuz types have neither infinities nor -0: out
+# of range and NaN give their one NaN, 0x80, as in ml_dtypes.  Out of float8, c10 widens the bits to float: a NaN
+# keeps its payload (e4m3fn 0x7F -> 0x7FF00000; e5m2 goes through half, which sets the quiet bit) and the fnuz NaN
+# is float's signalling NaN 0x7F800001.  Other targets then take the float32 value, except that the fnuz NaN
+# becomes 0 in every integer type (where float's NaN gives x86's "integer indefinite").
+_F8_LUT: dict = {}
+
+
+def _float8_lut(d: dtype) -> np.ndarray:
+    """The float32 value of each of ``d``'s 256 bit patterns, NaN payloads as c10 makes them."""
+    lut = _F8_LUT.get(d)
+    if lut is None:
+        b = np.arange(256, dtype=np.uint8)
+        lut = b.view(d.np).astype(np.float32)
+        bits = lut.view(np.uint32)
+        nan = np.isnan(lut)
+        sign = (b.astype(np.uint32) & 0x80) << 24
+        if d is float8_e4m3fn:
+            bits[nan] = sign[nan] | 0x7FF00000
+        elif d is float8_e5m2:
+            bits[nan] = sign[nan] | 0x7FC00000 | ((b[nan].astype(np.uint32) & 3) << 21)
+        else:
+            bits[nan] = 0x7F800001
+        lut.flags.writeable = False
+        _F8_LUT[d] = lut
+    return lut
+
+
+def float8_values(a: np.ndarray) -> np.ndarray:
+    """float8 storage (ml_dtypes' one-byte types) as the float32 values c10 reads (Note [float8 conversions])."""
+    return _float8_lut(_FROM_FLOAT8_NP[a.dtype])[a.view(np.uint8)]
+
+
+def to_float8(values, d: dtype) -> np.ndarray:
+    """``values`` (an array or a scalar, real) converted into float8 dtype ``d`` as c10 does it (Note [float8
+    conversions])."""
+    values = np.asarray(values)
+    if values.dtype in _FROM_FLOAT8_NP:
+        values = float8_values(values)
+    with np.errstate(invalid="ignore", over="ignore"):
+        f = values.astype(np.float32)
+        if d is float8_e4m3fn:
+            f = np.clip(f, -448.0, 448.0)
+        r = f.astype(d.np)
+    if d is float8_e5m2:
+        nan = np.isnan(f)
+        if nan.any():
+            r.view(np.uint8)[nan] |= 0x7F
+    return r
+
+
 def combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:
     """Merge a higher-priority group's dtype with a lower one's (PyTorch's ``combine_categories``)."""
     if higher is None:
@@ -292,7 +402,10 @@ def _wrapped_dtype(d):
 
 # std::numeric_limits<T>::digits (significand bits, the implicit one included) and ::digits10 of each floating
 # type; finfo.resolution is 10 ** -digits10 (torch/csrc/TypeInfo.cpp).
-_DIGITS = {"float16": (11, 3), "bfloat16": (8, 2), "float32": (24, 6), "float64": (53, 15)}
+_DIGITS = {"float16": (11, 3), "bfloat16": (8, 2), "float32": (24, 6), "float64": (53, 15),
+           "float8_e4m3fn": (4, 0), "float8_e4m3fnuz": (4, 0), "float8_e5m2": (3, 0), "float8_e5m2fnuz": (3, 0)}
+# c10's numeric_limits<Float8_e5m2fnuz>::epsilon() is 2**-3, not the format's 2**-2 (ml_dtypes' value)
+_EPS_OVERRIDE = {"float8_e5m2fnuz": 0.125}
 
 
 def float_digits(d: dtype) -> int:
@@ -325,9 +438,9 @@ class finfo:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
         real = type.to_real()
-        info = ml_dtypes.finfo(real.np) if real is bfloat16 else np.finfo(real.np)
+        info = np.finfo(real.np) if real.np.kind == "f" else ml_dtypes.finfo(real.np)  # bfloat16, float8s
         self.bits = real.itemsize * 8
-        self.eps = float(info.eps)
+        self.eps = _EPS_OVERRIDE.get(real._name, float(info.eps))
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = float(info.tiny)
@@ -366,7 +479,8 @@ class iinfo:
     __str__ = __repr__
 
 
-_FROM_NUMPY = {d.np: d for d in ALL_DTYPES}
+_FROM_FLOAT8_NP = {d.np: d for d in FLOAT8_DTYPES}
+_FROM_NUMPY = {d.np: d for d in ALL_DTYPES + BAREBONES_UNSIGNED}
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
@@ -411,7 +525,8 @@ _CPP_TYPE_NAMES = {
     float64: ("double", "double"), complex32: ("c10::complex<c10::Half>", "c10::complex<c10::Half>"),
     complex64: ("c10::complex<float>", "c10::complex<float>"),
     complex128: ("c10::complex<double>", "c10::complex<double>"),
-}
+    uint16: ("uint16_t", "unsigned short"), uint32: ("uint32_t", "unsigned int"), uint64: ("uint64_t", "unsigned long"),
+} | {d: (f"c10::{d._short}", f"c10::{d._short}") for d in FLOAT8_DTYPES}
 
 
 def cpp_type_name(d: dtype, style: str = "scalar") -> str:

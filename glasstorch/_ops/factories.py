@@ -105,6 +105,7 @@ def _is_sequence(x):
 
 _MAX_DIMS = 64
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1
 
 
 def _compute_sizes(data) -> tuple:
@@ -132,7 +133,7 @@ def _tp_name(x) -> str:
 
 
 _INT_RANGES = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max))
-               for d in (_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64)}
+               for d in (_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64) + _dt.BAREBONES_UNSIGNED}
 
 
 def _int_overflows(v, dtype) -> bool:
@@ -159,6 +160,9 @@ _PLAIN_ROW = {"int": {int, bool}, "float": {int, bool, float}, "complex": {int, 
 def _plain_row(seq, target):
     """``seq`` unchanged when every element is a plain Python number needing no per-element conversion (the
     common case, checked at C speed); None when the slow path must read each element."""
+    if target is _dt.uint64:  # plain ints in range only; the converter raises for the rest
+        return seq if set(map(type, seq)) <= {int, bool} and (not seq or (min(seq) >= 0 and max(seq) <= _UINT64_MAX)) \
+            else None
     kind = ("bool" if target is _dt.bool else "int" if target._cat == _dt.INT_CAT
             else "complex" if target.is_complex else "float")
     types = set(map(type, seq))
@@ -189,6 +193,17 @@ def _make_leaf_converter(target):
         def to_bool(x):
             return builtins.bool(x) if _is_tensor(x) else x
         return to_bool
+    if target is _dt.uint64:
+        def to_uint64(x):  # THPUtils_unpackUInt64: PyLong_AsUnsignedLongLong, no float accepted
+            if not hasattr(type(x), "__index__"):
+                raise TypeError("an integer is required")
+            v = operator.index(x)
+            if v < 0:
+                raise OverflowError("can't convert negative int to unsigned")
+            if v > _UINT64_MAX:
+                raise OverflowError("int too big to convert")
+            return v
+        return to_uint64
     if target._cat == _dt.INT_CAT:
         name = target._name
 
@@ -292,6 +307,9 @@ def _fill_from(out: TensorImpl, arr: np.ndarray) -> TensorImpl:
             arr = np.asarray(arr).astype(np.complex128)
             np.copyto(dst["real"], _copy.cast_ready(arr.real, _F16), casting="unsafe")
             np.copyto(dst["imag"], _copy.cast_ready(arr.imag, _F16), casting="unsafe")
+        elif out.dtype in _dt.FLOAT8_DTYPES:  # Note [float8 conversions]
+            arr = np.asarray(arr)
+            np.copyto(dst, _dt.to_float8(arr.real if np.iscomplexobj(arr) else arr, out.dtype))
         else:
             np.copyto(dst, _copy.cast_ready(np.asarray(arr), dst.dtype), casting="unsafe")
     return out
@@ -307,6 +325,8 @@ def _source_np(target, plain):
         return np.float64
     if target is _dt.bool:
         return np.bool_ if _all_bool(plain) else None
+    if target is _dt.uint64:
+        return np.uint64
     return np.int64 if target is _dt.int64 or target._cat == _dt.INT_CAT else None
 
 
@@ -332,7 +352,7 @@ def check_fits(value, dtype, numel=None) -> None:
     if isinstance(value, bool):
         return
     name = _dt.cpp_type_name(dtype)
-    if dtype in (_dt.float16, _dt.bfloat16) and numel == 1:
+    if (dtype in (_dt.float16, _dt.bfloat16) or dtype in _dt.FLOAT8_DTYPES) and numel == 1:
         dtype, name = _dt.float64, "double"
     err = RuntimeError(f"value cannot be converted to type {name} without overflow")
     if isinstance(value, complex):
@@ -355,8 +375,14 @@ def check_fits(value, dtype, numel=None) -> None:
 
 
 def _float_overflows_float(f, dtype) -> bool:
-    """c10's ``overflows<T>(double)`` for a floating ``T``: only finite values beyond the max overflow."""
+    """c10's ``overflows<T>(double)`` for a floating ``T``: only finite values beyond the max overflow, and an
+    infinity where ``T`` has none (float8_e4m3fn and the fnuz types)."""
+    if math.isinf(f):
+        return dtype in _NO_INFINITY
     return math.isfinite(f) and abs(f) > _dt.finfo(dtype).max
+
+
+_NO_INFINITY = frozenset(d for d in _dt.FLOAT8_DTYPES if d is not _dt.float8_e5m2)
 
 
 def full_impl(sizes, value, dtype, device=CPU) -> TensorImpl:
@@ -401,7 +427,7 @@ def arange_impl(start, end, step, dtype, device=CPU) -> TensorImpl:
     (int64 for integral dtypes, so a fractional start/step is truncated first; double for floats).
     """
     start, end, step = (_scalar_float(v) for v in (start, end, step))
-    if dtype is _dt.bool or dtype.is_complex:
+    if dtype is _dt.bool or dtype.is_complex or _dt.is_barebones(dtype):
         raise not_implemented("arange_cpu", dtype)
     for v in (start, end, step):
         check_fits(v, _dt.float64)  # Scalar::to<double>: a complex value with an imaginary part fails

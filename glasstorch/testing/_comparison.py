@@ -127,6 +127,11 @@ def _tensor_msg(actual, expected, matches, rtol, atol, identifier=None) -> str:
     total = matches.numel()
     bad = total - int(matches.sum())
     extra = f"Mismatched elements: {bad} / {total} ({bad / total:.1%})"
+    if actual.dtype.is_floating_point and actual.dtype.itemsize == 1:  # float8: no differences, the first mismatch
+        name = "Tensor-likes" if identifier is None else \
+            identifier("Tensor-likes") if callable(identifier) else identifier
+        first = _unravel(int((~matches).flatten().int().argmax()), tuple(matches.shape))
+        return f"{name} are not 'equal'!\n\n{extra}\nThe first mismatched element is at index {first}."
     a, e, ok = actual.flatten(), expected.flatten(), matches.flatten()
     if not (actual.dtype.is_floating_point or actual.dtype.is_complex):
         a, e = a.to(_dt.int64), e.to(_dt.int64)  # differences of unsigned or narrow integers must not wrap
@@ -256,6 +261,9 @@ class _TensorLikePair(_Pair):
             mismatch("dtype", a.dtype, e.dtype)
 
     def _values(self, a, e, rtol, atol, identifier=None):
+        if a.dtype.is_floating_point and a.dtype.itemsize == 1 and (rtol != 0 or atol != 0):
+            self.fail(AssertionError, f"Rtol={rtol} and atol={atol} are not supported for bitwise comparison of low "
+                                      f"dimensional floats. Please use rtol=0.0 and atol=0.0.")
         matches = isclose(a, e, rtol=rtol, atol=atol, equal_nan=self.options["equal_nan"])
         if bool(matches.all()):
             return

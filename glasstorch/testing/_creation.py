@@ -18,7 +18,7 @@ from ..tensor import Tensor
 
 __all__ = ["make_tensor"]
 
-_INTEGRAL = tuple(d for d in (_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64))
+_INTEGRAL = (_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64) + _dt.BAREBONES_UNSIGNED
 _FLOATING = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
 _COMPLEX = (_dt.complex32, _dt.complex64, _dt.complex128)
 
@@ -93,6 +93,12 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         low, high = _bounds(dtype, low, high, lowest=info.min, highest=info.max, default_low=-9, default_high=9)
         result = empty(shape, device=device, dtype=dtype)
         _uniform(view_as_real(result) if dtype.is_complex else result, low, high)
+    elif dtype in _dt.FLOAT8_DTYPES:  # no uniform_ kernel: drawn in float32, then converted
+        info = _dt.finfo(dtype)
+        low, high = _bounds(dtype, low, high, lowest=info.min, highest=info.max, default_low=-9, default_high=9)
+        result = empty(shape, device=device, dtype=_dt.float32)
+        _uniform(result, low, high)
+        result = result.to(dtype)
     else:
         raise TypeError(f"The requested dtype '{dtype}' is not supported by torch.testing.make_tensor(). To request "
                         f"support, file an issue at: https://github.com/pytorch/pytorch/issues")

@@ -147,6 +147,8 @@ def _check_clampable(dtype, what: str) -> None:
 def _relu(self, out):
     _check_clampable(self.dtype, "relu")
     it = build((out,), (self,), check_same_dtype=True)
+    if _dt.is_barebones(self.dtype) and not it.is_meta:  # PyTorch's relu is clamp_min(self, 0)
+        raise not_implemented("clamp_min_scalar_cpu", self.dtype)
     if not it.is_meta and it.out.numel() and not _ck.unary("relu", it.ins_np[0], it.out_np):
         zero = dense_scalar(it.common_dtype.np.type(0), it.shape, it.common_dtype.np)
         np.maximum(zero, it.ins_np[0], out=it.out_np)  # max(0, x): NaN stays NaN, -0.0 stays -0.0 (as PyTorch)

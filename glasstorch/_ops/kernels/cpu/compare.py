@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
 
 __all__ = ["equal", "allclose"]
@@ -21,6 +22,8 @@ def equal(self: TensorImpl, other: TensorImpl) -> bool:
         raise RuntimeError(f"Cannot compare two tensors on different devices. Got: {self.device} and {other.device}")
     if tuple(self.sizes) != tuple(other.sizes):
         return False
+    if self.dtype is not other.dtype:
+        _dt.promote_types(self.dtype, other.dtype)  # the barebones dtypes' refusals (Note [Barebones dtypes])
     with np.errstate(invalid="ignore"):
         return bool(np.array_equal(self.as_numpy(), other.as_numpy()))
 

@@ -31,7 +31,12 @@ __all__ = ["copy_", "copy_dense", "fill_", "check_copy_shapes", "cast_ready", "c
 _F16, _F64, _U8 = np.dtype(np.float16), np.dtype(np.float64), np.dtype(np.uint8)
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _CONJ_BIT, _NEG_BIT = bit("Conjugate"), bit("Negative")
-_WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.int64))  # the integers float32 does not hold exactly
+# the integers float32 does not hold exactly
+_WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64))
+_U64 = np.dtype(np.uint64)
+_HALF_VIA_INT64 = (np.dtype(np.uint16), np.dtype(np.uint32))  # a half or bfloat16 reaches these through int64
+_FLOAT8_NP = frozenset(d.np for d in _dt.FLOAT8_DTYPES)
+_FNUZ = (_dt.float8_e4m3fnuz, _dt.float8_e5m2fnuz)
 
 
 def _fmt(xs):
@@ -50,11 +55,11 @@ def store_chalf(out: np.ndarray, values) -> None:
 
 def cast_ready(src: np.ndarray, dst: np.dtype) -> np.ndarray:
     """``src`` as numpy must see it for an unsafe cast into ``dst`` to match c10's (Note [c10 casts]): through
-    float32 into float16/bfloat16, through int64 into uint8."""
+    float32 into float16/bfloat16, through int64 into uint8 (and from float16/bfloat16 into uint16/uint32)."""
     if not cast_routed(src.dtype, dst):
         return src
     with np.errstate(invalid="ignore", over="ignore"):
-        return src.astype(np.int64 if dst == _U8 else np.float32)
+        return src.astype(np.int64 if dst == _U8 or dst in _HALF_VIA_INT64 else np.float32)
 
 
 def cast_routed(src: np.dtype, dst: np.dtype) -> bool:
@@ -62,6 +67,10 @@ def cast_routed(src: np.dtype, dst: np.dtype) -> bool:
     kernel must compute into a ``src`` buffer and convert with :func:`cast_ready` (Note [c10 casts])."""
     if dst == _F16 or dst == _BF16:
         return src == _F64 or src in _WIDE_INTS
+    if dst in _HALF_VIA_INT64:
+        return src == _F16 or src == _BF16
+    if dst == _U64:
+        return src == _BF16
     return dst == _U8 and (src.kind == "f" or src == _BF16)
 
 
@@ -102,6 +111,12 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     s = src.as_numpy()
     if src.dtype is _dt.complex32:
         s = chalf_values(s)
+    elif s.dtype in _FLOAT8_NP and src.dtype is not dst.dtype:
+        s = _dt.float8_values(s)  # Note [float8 conversions]
+        if dst.dtype is _dt.bfloat16 or dst.dtype is _dt.float16:
+            _quiet_nans(s, dst.dtype is _dt.bfloat16)
+        elif dst.dtype._cat == _dt.INT_CAT and src.dtype in _FNUZ:
+            s[np.isnan(s)] = 0
     if flip:
         s = _apply_bits(s, flip)
     if src.dtype.is_complex and dst.dtype._name == "bool":
@@ -113,11 +128,25 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     if dst.dtype is _dt.complex32:
         store_chalf(out, s)
         return dst
+    if out.dtype in _FLOAT8_NP and src.dtype is not dst.dtype:
+        s = _dt.to_float8(s, dst.dtype)
     if _ck.copy(s, out):
         return dst
     with np.errstate(invalid="ignore", over="ignore"):
         np.copyto(out, cast_ready(s, out.dtype), casting="unsafe")
     return dst
+
+
+def _quiet_nans(values: np.ndarray, canonical: bool) -> None:
+    """c10's float -> half/bfloat16 on NaN, in a fresh float32 array before numpy's cast: a half NaN gets the quiet
+    bit (the fnuz NaN, float's 0x7F800001, becomes 0x7E00); a bfloat16 NaN is always 0x7FC0."""
+    nan = np.isnan(values)
+    if nan.any():
+        bits = values.view(np.uint32)
+        if canonical:
+            bits[nan] = 0x7FC00000
+        else:
+            bits[nan] |= 0x00400000
 
 
 def _apply_bits(values: np.ndarray, bits: int) -> np.ndarray:
@@ -151,6 +180,9 @@ def fill_(dst: TensorImpl, value) -> TensorImpl:
         return dst
     if isinstance(value, complex) and not dst.dtype.is_complex:
         value = value != 0 if arr.dtype == np.bool_ else value.real
+    if arr.dtype in _FLOAT8_NP:
+        arr[...] = _dt.to_float8(float(value), dst.dtype)
+        return dst
     with np.errstate(invalid="ignore", over="ignore"):
         value = scalar_ready(value, arr.dtype)
         try:

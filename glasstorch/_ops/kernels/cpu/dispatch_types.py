@@ -28,6 +28,7 @@ from ...._tensor.impl import TensorImpl
 
 __all__ = [
     "BOOL", "INTEGRAL", "FLOATING", "COMPLEX", "COMPLEX_HALF", "REAL", "ALL", "Dispatch", "not_implemented",
+    "BAREBONES_UNSIGNED", "FLOAT8", "BAREBONES", "refuse",
 ]
 
 BOOL = frozenset((_dt.bool,))
@@ -37,11 +38,22 @@ COMPLEX = frozenset((_dt.complex64, _dt.complex128))
 COMPLEX_HALF = frozenset((_dt.complex32,))  # kComplexHalf: a few kernels list it (add, sub, mul, eq, ne)
 REAL = BOOL | INTEGRAL | FLOATING
 ALL = REAL | COMPLEX
+# Note [Barebones dtypes] (``_core/dtype.py``): the few kernels compiled for them list these groups
+BAREBONES_UNSIGNED = frozenset(_dt.BAREBONES_UNSIGNED)  # AT_BAREBONES_UNSIGNED_TYPES: uint16, uint32, uint64
+FLOAT8 = frozenset(_dt.FLOAT8_DTYPES)  # AT_FLOAT8_TYPES
+BAREBONES = BAREBONES_UNSIGNED | FLOAT8
 
 
 def not_implemented(kname: str, dt) -> NotImplementedError:
     """The error of PyTorch's ``AT_DISPATCH_*`` macros for a dtype the kernel was not compiled for."""
     return NotImplementedError(f"\"{kname}\" not implemented for '{_dt.name_of(dt)}'")
+
+
+def refuse(kname: str, dt, group=BAREBONES) -> None:
+    """A kernel written for the older dtypes: PyTorch's dispatch error when ``dt`` is one of ``group`` (by default
+    every barebones dtype), which its ``AT_DISPATCH`` list leaves out."""
+    if dt in group:
+        raise not_implemented(kname, dt)
 
 
 @dataclass(frozen=True)
@@ -53,10 +65,25 @@ class Dispatch:
     kname: str
     dtypes: frozenset = ALL
     complex_error: tuple | None = None
+    # PyTorch's reduced-float scalar loop of a binary kernel (this name, compiled for Half and BFloat16): a float8
+    # operation whose second operand has one element (a Python scalar, or a tensor the iterator broadcasts) raises
+    # there; with ``float8_tensors`` the kernel runs on two float8 tensors otherwise (mul).  float8 stays out of
+    # ``dtypes`` so that only this rare path pays for the test.
+    reduced_scalar: str | None = None
+    float8_tensors: bool = False
 
     def check(self, dt) -> None:
         """Raise PyTorch's dispatch error unless the kernel runs on common dtype ``dt``."""
         if dt not in self.dtypes:
+            raise not_implemented(self.kname, dt)
+
+    def check_binary(self, dt, other) -> None:
+        """:meth:`check` for a binary kernel whose common dtype ``dt`` is not in the table (``reduced_scalar``)."""
+        if self.reduced_scalar is None or dt not in FLOAT8:
+            raise not_implemented(self.kname, dt)
+        if type(other) is not TensorImpl or other.numel() == 1:
+            raise not_implemented(self.reduced_scalar, dt)
+        if not self.float8_tensors:
             raise not_implemented(self.kname, dt)
 
     def check_operands(self, operands) -> None:

@@ -34,7 +34,7 @@ def _fmt(v: float) -> str:
 def bincount_cpu(self: TensorImpl, weights=None, minlength=0) -> TensorImpl:
     """Occurrences of each non-negative integer (summed ``weights`` when given: float32 weights stay float32,
     others count in float64)."""
-    if self.dtype.is_floating_point or self.dtype.is_complex or self.dtype is _dt.bool:
+    if self.dtype.is_floating_point or self.dtype.is_complex or self.dtype is _dt.bool or _dt.is_barebones(self.dtype):
         raise not_implemented("bincount_cpu", self.dtype)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

@@ -28,7 +28,7 @@ from ...overlap import check_no_internal_overlap
 from ...tensor_iterator import compute_output_strides, fp_ignore, fp_restore, resize_out, scalar_np
 from . import copy as _copy
 from . import scatter_rows as _scatter_rows
-from .dispatch_types import not_implemented
+from .dispatch_types import BAREBONES_UNSIGNED, FLOAT8, not_implemented, refuse
 from .shape import assert_no_overlap, fmt, is_meta, prepare_out, write
 
 __all__ = [
@@ -100,6 +100,7 @@ def masked_fill__Scalar(self, mask, value):
     _check_fill_mask(self, mask)
     v = _fill_value(value, self.dtype)
     if not is_meta(self, mask) and self.numel():
+        refuse("masked_fill", self.dtype)
         np.copyto(self.as_numpy(), v, where=mask.as_numpy())
     return self
 
@@ -115,6 +116,7 @@ def _masked_select_np(self, mask):
     if mask.dtype is not _dt.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _shape.broadcast_shapes(mask.sizes, self.sizes)
+    refuse("masked_select", self.dtype, BAREBONES_UNSIGNED)
     s = np.broadcast_to(self.as_numpy(), shape)
     m = np.broadcast_to(mask.as_numpy(), shape)
     return s[m]
@@ -146,6 +148,8 @@ def _expand_mask_inplace(self, mask):
 
 def masked_scatter_(self, mask, source):
     check_no_internal_overlap(self)
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("masked_scatter", self.dtype)
     if self.dtype is not source.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_name(self.dtype)} and {_name(source.dtype)}")
@@ -186,6 +190,7 @@ def _index_select_check(self, dim, index):
 def _index_select_fill(self, dim, index, out):
     if is_meta(self, index, out):
         return out
+    refuse("index_select", self.dtype, BAREBONES_UNSIGNED)
     idx = _idx(index).reshape(-1)
     size = self.sizes[dim] if self.ndim else 1
     if self.ndim > 1 and idx.size and size == 0:
@@ -275,6 +280,9 @@ def gather_out(self, dim, index, sparse_grad, out):
         return out
     if self.dtype is _dt.complex32:  # PyTorch's scatter/gather kernels have no ComplexHalf loop
         raise not_implemented("scatter_gather_tensor_cpu", self.dtype)
+    # float8 takes the expanded-index path first (a floating self), whose dispatch lists no float8 either
+    refuse("gather_expanded_index", self.dtype, FLOAT8)
+    refuse("scatter_gather_tensor_cpu", self.dtype)
     idx = _idx(index).reshape(index.sizes or (1,))
     arr = self.as_numpy().reshape(self.sizes or (1,))
     _check_bounds(idx, arr.shape[dim], dim)
@@ -304,6 +312,8 @@ def _take_fill(self, index, out):
 
 def take(self, index):
     _take_check(self, index)
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("take_cpu", self.dtype)
     return _take_fill(self, index, empty_impl(index.sizes, self.dtype, self.device))
 
 
@@ -387,7 +397,7 @@ def _scatter_values(index, src, dtype):
 def _scatter_apply(out, dim, index, src, op, include_self=True):
     if is_meta(out, index) or index.numel() == 0:
         return out
-    if out.dtype is _dt.complex32:
+    if out.dtype is _dt.complex32 or _dt.is_barebones(out.dtype):
         raise not_implemented("scatter_gather_tensor_cpu" if type(src) is TensorImpl else "scatter_gather_scalar_cpu",
                               out.dtype)
     idx, vals = _scatter_values(index, src, out.dtype)
@@ -526,6 +536,8 @@ def index_add_out(self, dim, index, source, alpha, out):
     dim = _index_func_checks("index_add", self, dim, index, source, out)
     numel = index.numel()
     out = _self_output(self, out)
+    if _dt.is_barebones(self.dtype) and not is_meta(out, index, source):
+        raise not_implemented("index_add_", self.dtype)
     if is_meta(out, index, source) or numel == 0 or (self.ndim > 1 and not self.numel()):
         return out  # PyTorch's slice loop: nothing to add, no index read
     idx = _idx(index).reshape(-1)
@@ -558,6 +570,8 @@ def _slice_sizes_text(sizes):
 
 def index_copy_out(self, dim, index, source, out):
     dim = wrap_dim(dim, self.ndim)
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("index_copy_cpu", self.dtype)
     if out is not None:  # the meta function checks a given result (in place: self) before anything else
         check_no_internal_overlap(out)
         assert_no_overlap(out, index)
@@ -608,6 +622,8 @@ def _restrided_is_empty(self: TensorImpl, dim: int, n: int) -> bool:
 def index_fill__int_Scalar(self, dim, index, value):
     if index.dtype is not _dt.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("index_fill_cpu", self.dtype)
     assert_no_overlap(self, index)
     if isinstance(value, complex) and not self.dtype.is_complex:
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
@@ -839,6 +855,7 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
                 return self
             v = _element(values.as_numpy(), values.dtype)
             return aten.masked_fill__Scalar(self, mask if mask.dtype is _dt.bool else _as_bool(mask), v)
+    refuse("index_put", self.dtype, BAREBONES_UNSIGNED)
     assert_no_overlap(self, values)
     for t in indices:
         if t is not None:

@@ -219,6 +219,14 @@ def _addmm_impl(result: TensorImpl, self: TensorImpl, m1: TensorImpl, m2: Tensor
         _scale(result, beta)
         return
     check_outputs_writable(result)  # PyTorch's gemm writes a contiguous copy back with copy_
+    if result.dtype in _dt.FLOAT8_DTYPES:  # the generic gemm: float products and sums, one float8 rounding
+        prod = _dt.float8_values(m1.as_numpy()) @ _dt.float8_values(m2.as_numpy())
+        if alpha != 1:
+            prod = prod * np.float32(alpha)
+        if not _is_zero(beta):
+            prod = prod + np.float32(beta) * _dt.float8_values(self.as_numpy())
+        np.copyto(result.as_numpy(), _dt.to_float8(prod, result.dtype))
+        return
     if result.dtype not in _GEMM:
         raise not_implemented("addmm_impl_cpu_", result.dtype)
     acc = _acc(result.dtype)
@@ -309,7 +317,7 @@ def _bmm_path_checks(result, batch1, batch2, is_bmm) -> None:
     if mkl:
         if d1 is not dr or d2 is not dr:
             raise RuntimeError(f"expected scalar type {dr._short} but found {(d1 if d1 is not dr else d2)._short}")
-        if dr is _dt.complex32:
+        if dr is _dt.complex32 or dr in _dt.FLOAT8_DTYPES:
             raise not_implemented("baddbmm_with_gemm", dr)
         return
     if is_bmm:

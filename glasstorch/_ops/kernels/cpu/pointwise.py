@@ -64,7 +64,20 @@ from ...tensor_iterator import (
 )
 from . import ckernels as _ck
 from .copy import chalf_values, store_chalf
-from .dispatch_types import ALL, BOOL, COMPLEX, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
+from .dispatch_types import (
+    ALL,
+    BAREBONES,
+    BAREBONES_UNSIGNED,
+    BOOL,
+    COMPLEX,
+    COMPLEX_HALF,
+    FLOAT8,
+    FLOATING,
+    INTEGRAL,
+    REAL,
+    Dispatch,
+    refuse,
+)
 from .pointwise_support import (
     _BF16,
     _C32,
@@ -110,7 +123,7 @@ def neg_out(self, out):
 
 
 _neg_out = unary(negative, name="neg", dispatch=Dispatch("neg_cpu", ALL | COMPLEX_HALF))
-_abs_out = unary(np.absolute, name="abs", dispatch=Dispatch("abs_cpu", INTEGRAL | FLOATING))
+_abs_out = unary(np.absolute, name="abs", dispatch=Dispatch("abs_cpu", INTEGRAL | FLOATING | FLOAT8))
 
 
 def abs_out(self, out):
@@ -140,7 +153,7 @@ _SIGN_COMPLEX = (NotImplementedError, "Unlike NumPy, torch.sign is not intended 
                                       "use torch.sgn instead.")
 sign_out = unary(_sign, name="sign", ufunc=False, dispatch=Dispatch("sign_cpu", REAL, _SIGN_COMPLEX))
 sgn_out = unary(_sign, name="sgn", ufunc=False,  # numpy's complex sign is z / |z| (0 at 0), as sgn
-                dispatch=Dispatch("sgn_cpu", ALL | COMPLEX_HALF))
+                dispatch=Dispatch("sign_cpu", ALL | COMPLEX_HALF))  # a real sgn is sign's kernel
 
 
 def _rounding(ufunc, name):
@@ -150,7 +163,8 @@ def _rounding(ufunc, name):
         else:
             ufunc(x, out=out, dtype=dt.np, casting="unsafe")
     refusal = None if name == "round" else (NotImplementedError, f"{name} is not supported for complex inputs")
-    return unary(fn, name=name, ufunc=False, dispatch=Dispatch(f"{name}_vml_cpu", INTEGRAL | FLOATING, refusal))
+    return unary(fn, name=name, ufunc=False,
+                 dispatch=Dispatch(f"{name}_vml_cpu", INTEGRAL | FLOATING | BAREBONES_UNSIGNED, refusal))
 
 
 floor_out = _rounding(np.floor, "floor")
@@ -242,7 +256,14 @@ def _sigmoid(x, out, dt):
 
 
 rsqrt_out = unary(_rsqrt, name="rsqrt", float_op=True, ufunc=False)  # the default table: "rsqrt_cpu"
-sigmoid_out = unary(_sigmoid, name="sigmoid", float_op=True, ufunc=False)
+_sigmoid_out = unary(_sigmoid, name="sigmoid", float_op=True, ufunc=False)
+
+
+def sigmoid_out(self, out=None):
+    """sigmoid; float8, a reduced float, goes to PyTorch's ``sigmoid_cpu_reduced_float`` loop (Half, BFloat16)."""
+    if self.dtype in FLOAT8 and self.storage._data is not None:
+        raise _not_implemented("sigmoid_cpu_reduced_float", self.dtype)
+    return _sigmoid_out(self, out)
 
 
 # erf, erfc, erfinv in float64.  |x| < 2.5: the Maclaurin series of erf; beyond, erfc from Laplace's
@@ -257,11 +278,14 @@ erfinv_out = unary(_special(_erfinv64), name="erfinv", float_op=True, ufunc=Fals
 
 
 # -- unary: predicates and nan_to_num ----------------------------------------------------------------------
-def _predicate(ufunc, name):
+def _predicate(ufunc, name, kname=None, refused=None):
+    """A bool-valued unary kernel; ``refused``: the barebones dtypes its PyTorch kernel ``kname`` lacks."""
     def kernel(self, out=None):
         it = build((out,), (self,), static_dtype=_dt.bool)
         if not it.is_meta:
             x = it.ins_np[0]
+            if refused is not None and it.common_dtype in refused:
+                raise _not_implemented(kname, it.common_dtype)
             if it.common_dtype is _C32:  # logical_not has no ComplexHalf kernel; isnan/isinf/isfinite do
                 if ufunc is np.logical_not:
                     raise _not_implemented("logical_not_cpu", _C32)
@@ -273,9 +297,11 @@ def _predicate(ufunc, name):
 
 
 isnan_out = _predicate(np.isnan, "isnan_out")
-isinf_out = _predicate(np.isinf, "isinf_out")
-logical_not_out = _predicate(np.logical_not, "logical_not_out")
-_isfinite_out = _predicate(np.isfinite, "isfinite_out")
+# float8_e5m2 alone of the float8 types has infinities, and isinf/isfinite list it
+_NO_INF = FLOAT8 - {_dt.float8_e5m2}
+isinf_out = _predicate(np.isinf, "isinf_out", "isinf", _NO_INF)
+logical_not_out = _predicate(np.logical_not, "logical_not_out", "logical_not_cpu", BAREBONES)
+_isfinite_out = _predicate(np.isfinite, "isfinite_out", "isfinite", _NO_INF)
 
 
 def isfinite(self):
@@ -288,8 +314,8 @@ def nan_to_num_out(self, nan, posinf, neginf, out):
     if out is not None and out.dtype is not self.dtype:
         raise RuntimeError(f"nan_to_num: dtype of out: {_dt.name_of(out.dtype)} should be same as input: "
                            f"{_dt.name_of(self.dtype)}")
-    if self.dtype is _C32 and self.storage._data is not None:
-        raise _not_implemented("nan_to_num", _C32)
+    if (self.dtype is _C32 or self.dtype in FLOAT8) and self.storage._data is not None:
+        raise _not_implemented("nan_to_num", self.dtype)
     it = build((out,), (self,))
     if not it.is_meta:
         x, o = it.ins_np[0], it.out_np
@@ -348,6 +374,7 @@ def _add_like(ufunc, name):
             if alpha.__class__ is not int:
                 _alpha_check(dt, alpha)
             o, a, b = ops
+        refuse("add_stub", dt)
         if dt is _C32:
             al = np.complex64(alpha)
             _chalf_into(ufunc if alpha == 1 else (lambda x, y: ufunc(x, y * al)), a, b,
@@ -404,8 +431,11 @@ def rsub_out(self, other, alpha, out):
     return sub_out(other, self, alpha, out)
 
 
-mul_out = binary(np.multiply, name="mul", scalar_opmath=True, c="mul", dispatch=Dispatch("mul_cpu", ALL | COMPLEX_HALF))
-div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True, c="div")
+mul_out = binary(np.multiply, name="mul", scalar_opmath=True, c="mul",
+                 dispatch=Dispatch("mul_cpu", ALL | COMPLEX_HALF | BAREBONES_UNSIGNED,
+                                   reduced_scalar="mul_cpu_reduced_float", float8_tensors=True))
+div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True, c="div",
+                 dispatch=Dispatch("div_cpu", ALL | BAREBONES_UNSIGNED, reduced_scalar="div_cpu_reduced_float"))
 
 
 def _div_rounding(kind):
@@ -508,8 +538,24 @@ def _min_max(ufunc, name):
 
 maximum_out = _min_max(np.maximum, "maximum")
 minimum_out = _min_max(np.minimum, "minimum")
-fmax_out = _min_max(np.fmax, "fmax")
-fmin_out = _min_max(np.fmin, "fmin")
+_fmax_out = _min_max(np.fmax, "fmax")
+_fmin_out = _min_max(np.fmin, "fmin")
+
+
+def _integral_as(kernel, kname):
+    """fmax/fmin: integral operands go to maximum/minimum, whose kernel (``kname``) lacks the barebones unsigned
+    types."""
+    def checked(self, other, out=None):
+        for x in (self, other):
+            if type(x) is TensorImpl and x.dtype in BAREBONES_UNSIGNED and x.storage._data is not None:
+                raise _not_implemented(kname, x.dtype)
+        return kernel(self, other, out)
+    checked.__qualname__ = checked.__name__ = kernel.__name__
+    return checked
+
+
+fmax_out = _integral_as(_fmax_out, "maximum_cpu")
+fmin_out = _integral_as(_fmin_out, "minimum_cpu")
 # clamp_min/clamp_max with a tensor bound call the maximum/minimum kernels, without maximum's meta function
 _clamp_min_tensor_out = binary(np.maximum, name="clamp_min", dispatch=Dispatch("maximum_cpu", REAL))
 _clamp_max_tensor_out = binary(np.minimum, name="clamp_max", dispatch=Dispatch("minimum_cpu", REAL))
@@ -734,8 +780,8 @@ def pow_out(self, exponent, out):
 
 
 # -- comparisons and logical/bitwise ----------------------------------------------------------------------
-eq_out = comparison(np.equal, name="eq", dispatch=Dispatch("eq_cpu", ALL | COMPLEX_HALF))
-ne_out = comparison(np.not_equal, name="ne", dispatch=Dispatch("ne_cpu", ALL | COMPLEX_HALF))
+eq_out = comparison(np.equal, name="eq", dispatch=Dispatch("eq_cpu", ALL | COMPLEX_HALF | BAREBONES))
+ne_out = comparison(np.not_equal, name="ne", dispatch=Dispatch("ne_cpu", ALL | COMPLEX_HALF | BAREBONES))
 lt_out = comparison(np.less, name="lt", dispatch=Dispatch("lt_cpu", REAL))  # complex numbers have no order
 le_out = comparison(np.less_equal, name="le", dispatch=Dispatch("le_cpu", REAL))
 gt_out = comparison(np.greater, name="gt", dispatch=Dispatch("gt_cpu", REAL))
@@ -744,9 +790,10 @@ logical_and_out = comparison(np.logical_and, name="logical_and")
 logical_or_out = comparison(np.logical_or, name="logical_or")
 logical_xor_out = comparison(np.logical_xor, name="logical_xor")
 
-bitwise_and_out = binary(np.bitwise_and, name="bitwise_and", dispatch=Dispatch("bitwise_and_cpu", INTEGRAL | BOOL))
-bitwise_or_out = binary(np.bitwise_or, name="bitwise_or", dispatch=Dispatch("bitwise_or_cpu", INTEGRAL | BOOL))
-bitwise_xor_out = binary(np.bitwise_xor, name="bitwise_xor", dispatch=Dispatch("bitwise_xor_cpu", INTEGRAL | BOOL))
+_BITWISE = INTEGRAL | BOOL | BAREBONES_UNSIGNED
+bitwise_and_out = binary(np.bitwise_and, name="bitwise_and", dispatch=Dispatch("bitwise_and_cpu", _BITWISE))
+bitwise_or_out = binary(np.bitwise_or, name="bitwise_or", dispatch=Dispatch("bitwise_or_cpu", _BITWISE))
+bitwise_xor_out = binary(np.bitwise_xor, name="bitwise_xor", dispatch=Dispatch("bitwise_xor_cpu", _BITWISE))
 # numpy shifts match PyTorch's: a shift count < 0 or >= the bit width gives 0 (left) or the sign fill (right)
 bitwise_left_shift_out = binary(np.left_shift, name="bitwise_left_shift", dispatch=Dispatch("lshift_cpu", INTEGRAL))
 bitwise_right_shift_out = binary(np.right_shift, name="bitwise_right_shift", dispatch=Dispatch("rshift_cpu", INTEGRAL))
@@ -777,6 +824,8 @@ def isclose(self, other, rtol, atol, equal_nan):
             o |= np.isnan(a) & np.isnan(b)
         if rtol == 0 and atol == 0:
             return it.out
+        if dt in FLOAT8:  # rtol * other: the reduced-float scalar loop, which has no float8
+            raise _not_implemented("mul_cpu_reduced_float", dt)
         if not floating:
             dt = _dt.get_default_dtype()
             a, b = a.astype(dt.np), b.astype(dt.np)

@@ -20,7 +20,7 @@ from ...._tensor.impl import empty_strided_impl
 from ... import factories as _fac
 from ...aten import aten
 from ...tensor_iterator import build, resize_out
-from .dispatch_types import FLOATING, INTEGRAL, Dispatch
+from .dispatch_types import FLOATING, INTEGRAL, Dispatch, not_implemented
 from .pointwise_support import binary
 
 __all__ = ["gcd_out", "lcm_out", "nextafter_out", "signbit_out", "frexp_Tensor", "frexp_Tensor_out", "ldexp_Tensor",
@@ -47,6 +47,8 @@ def signbit_out(self, out=None):
     if out is not None and out.dtype != _dt.bool:
         raise RuntimeError("signbit does not support non-boolean outputs.")
     it = build((out,), (self,), static_dtype=_dt.bool)
+    if self.dtype in _dt.FLOAT8_DTYPES and not it.is_meta:
+        raise not_implemented("signbit_cpu", self.dtype)
     if it.is_meta:
         return it.out
     x = it.ins_np[0]

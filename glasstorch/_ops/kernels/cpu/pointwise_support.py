@@ -415,7 +415,7 @@ def binary(fn, *, name, float_op=False, dispatch=None, ufunc=True, nonzero=False
             result, dt = out, out.dtype
             o, a, b = ops
         if dt not in dtypes:
-            dispatch.check(dt)
+            dispatch.check_binary(dt, other)
         if dt is _C32:  # straight into a given out= of another dtype (numpy cannot cast complex32)
             _chalf_into(fn, a, b, o if ops is not None or it.cast_out is None else it.cast_out)
             return result

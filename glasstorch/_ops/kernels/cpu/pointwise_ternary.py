@@ -63,7 +63,7 @@ def _clamp_scalar(self, lo, hi, out, kname, single=False):
         raise RuntimeError(f"Found dtype {_dt.name_of(out.dtype)} but expected {_dt.name_of(rt)}")
     it = build((out,), (self,), static_dtype=rt)
     if not it.is_meta:
-        if rt is _dt.bool:
+        if rt is _dt.bool or _dt.is_barebones(rt):
             raise _not_implemented(kname, rt)
         x, o, c = _in_dtype(it.ins_np[0], rt) if rt is _BF16 else it.ins_np[0], it.out_np, rt.np
         lo = None if lo is None else dense_scalar(_checked_scalar(lo, rt), o.shape, c)
@@ -149,7 +149,9 @@ def where_self_out(condition, self, other, out):
     elif condition.dtype is not _dt.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{_dt.name_of(condition.dtype)}")
-    it = build((out,), (condition, self, other), static_dtype=rt)
+    # PyTorch casts self and other to rt first and builds without a common dtype: the condition never promotes
+    # with them (bool with uint16 or float8 has no promotion, Note [Barebones dtypes])
+    it = build((out,), (condition, self, other), static_dtype=rt, promote_inputs=False)
     if not it.is_meta:
         cond, a, b = it.ins_np
         if cond.dtype != _BOOL_NP:

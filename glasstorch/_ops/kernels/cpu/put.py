@@ -16,6 +16,7 @@ from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
 from ...overlap import check_no_internal_overlap
 from ..composite.views import clone
+from .dispatch_types import not_implemented
 from .shape import assert_no_overlap
 
 __all__ = ["put_", "put"]
@@ -41,6 +42,8 @@ def put_(self, index, source, accumulate=False):
     _check(self, index, source)
     if index.numel() == 0 or self.storage._data is None:
         return self
+    if _dt.is_barebones(self.dtype):
+        raise not_implemented("take_put_cpu", self.dtype)
     n = self.numel()
     idx = np.asarray(index.as_numpy(), dtype=np.int64).reshape(-1)
     bad = (idx < -n) | (idx >= n)

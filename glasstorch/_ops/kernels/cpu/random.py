@@ -75,7 +75,7 @@ def _not_implemented(kernel, dtype):
 
 
 def _require_floating(dst: TensorImpl, kernel: str) -> None:
-    if not (dst.dtype.is_floating_point or dst.dtype.is_complex):
+    if not (dst.dtype.is_floating_point or dst.dtype.is_complex) or _dt.is_barebones(dst.dtype):
         raise _not_implemented(kernel, dst.dtype)
 
 
@@ -353,6 +353,9 @@ def random_(dst: TensorImpl, low: int, high: int, gen) -> TensorImpl:
 def random_from_to_(dst: TensorImpl, span: int, base: int, gen) -> TensorImpl:
     """``random_from_to_kernel``: ``(val % span) + base`` with one word per element, or ``random64()`` from
     ``span >= 2**28`` (``uniform_int_from_to_distribution``)."""
+    if dst.dtype in _dt.FLOAT8_DTYPES:
+        raise _not_implemented("random_update_from_to", dst.dtype)
+
     def values(n):
         words = _dk.words64(gen, n) if span >= 1 << 28 else _dk.words(gen, n)
         out = (words % np.uint64(span)) + np.uint64(base & ((1 << 64) - 1))  # wraps like uint64_t

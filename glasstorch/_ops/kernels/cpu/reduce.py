@@ -33,7 +33,7 @@ from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...overlap import check_outputs_writable
 from ...tensor_iterator import check_no_internal_overlap, reduced_shape, reduction_dims, resize_out
 from .copy import cast_ready, cast_routed, chalf_values, store_chalf
-from .dispatch_types import not_implemented
+from .dispatch_types import FLOAT8, not_implemented, refuse
 
 __all__ = [
     "sum_out", "sum_all", "sum_all_out", "mean_out", "mean_all", "mean_all_out", "prod_out", "prod_all",
@@ -220,6 +220,8 @@ def sum_out(self, dim, keepdim, dtype, out):
     dims = _dims_of(self, dim)
     out = _reduction_output(self, dims, keepdim, _sum_dtype(self, dtype, out), out)
     if not _no_data(self, out) and not _chalf_result("sum_cpu", self, out, 0):
+        if self.numel():  # an empty sum only fills its identity, without the kernel
+            refuse("sum_cpu", out.dtype, FLOAT8)
         acc = _SUM_ACC.get(out.dtype, out.dtype.np)
         a, axes = _input_np(self, out.dtype, acc), _axes(self, dims)
         with _quiet(self.dtype, out.dtype):
@@ -249,6 +251,7 @@ def mean_out(self, dim, keepdim, dtype, out):
     if out.dtype is _dt.complex32 and not _no_data(self, out):  # the sum, or for no elements the division by 0
         raise not_implemented("sum_cpu" if self.numel() else "div_cpu", out.dtype)
     if not _no_data(self, out):
+        refuse("sum_cpu", out.dtype, FLOAT8)
         check_outputs_writable(out)  # sum_out's result is divided in place (div_): a fresh one always passes
         acc = _SUM_ACC.get(out.dtype, out.dtype.np)
         a = _input_np(self, _dt.float32 if acc != out.dtype.np else out.dtype, acc)  # half: sum in float
@@ -278,6 +281,7 @@ def mean_all_out(self, dtype, out):
 def _prod_into(self, dims, keepdim, out):
     if _chalf_result("prod_out_cpu", self, out, 1):
         return
+    refuse("prod_out_cpu", out.dtype, FLOAT8)
     a = _input_np(self, out.dtype, None if out.dtype is _dt.float16 else out.dtype.np)
     if out.dtype is not _dt.float16 or not self.ndim:
         _reduce_into(np.multiply, a, _axes(self, dims), keepdim, out, out.dtype.np)
@@ -328,7 +332,7 @@ def _empty_reduce_message(name):
 def _minmax_all(name, ufunc, self):
     if self.numel() == 0:
         raise RuntimeError(_empty_reduce_message(name))
-    if self.dtype.is_complex:
+    if self.dtype.is_complex or _dt.is_barebones(self.dtype):
         raise NotImplementedError(f"\"{name}_all\" not implemented for '{_name(self.dtype)}'")
     out = empty_contiguous((), self.dtype, self.device)
     if not _no_data(self):
@@ -361,7 +365,7 @@ def _minmax_unary_out(name, ufunc, self, out):
                            "to be true, but got false.  (Could this error message be improved?  If so, please report "
                            "an enhancement request to PyTorch.)")
     resize_out(out, ())
-    if self.dtype.is_complex:
+    if self.dtype.is_complex or _dt.is_barebones(self.dtype):
         raise NotImplementedError(f"\"{name}_all\" not implemented for '{_name(self.dtype)}'")
     if not _no_data(self, out):
         if self.numel() == 0:  # no emptiness check on this path: the reduction's identity
@@ -396,6 +400,7 @@ def _minmax_dim(name, argfn, valfn, self, dim, keepdim, values, indices):
     values = _output(self, shape, self.dtype, values)
     indices = _output(self, shape, _dt.int64, indices)
     if not _no_data(self, values, indices):
+        refuse(f"{name}_cpu", self.dtype)
         check_outputs_writable(values, indices)  # the reduction's iterator over both outputs
         a = self.as_numpy()
         vo, io = values.as_numpy(), indices.as_numpy()
@@ -430,7 +435,7 @@ def _amax(name, ufunc, self, dim, keepdim, out):
             _zero_numel_check(self, d, f"{name}()")
     dims = _dims_of(self, dim)
     out = _reduction_output(self, dims, keepdim, self.dtype, out)
-    if self.dtype.is_complex:
+    if self.dtype.is_complex or _dt.is_barebones(self.dtype):
         raise NotImplementedError(f"\"{name[1:]}_values_cpu\" not implemented for '{_name(self.dtype)}'")
     if not _no_data(self, out):
         with _quiet(self.dtype):
@@ -460,6 +465,7 @@ def _argext(name, fn, self, dim, keepdim, out):
         _zero_numel_check(self, d, f"{name}()")
         dims = (d,) if self.ndim else ()
     out = _reduction_output(self, dims, keepdim, _dt.int64, out)
+    refuse(f"{name}_cpu", self.dtype)
     if not _no_data(self, out):
         a, o = self.as_numpy(), out.as_numpy()
         with _quiet(self.dtype):
@@ -513,6 +519,8 @@ def _std_var_setup(fname, self, dim, correction, keepdim):
     if not _is_float_or_complex(self.dtype):
         what = "std and var" if fname in ("std", "var") else fname
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
+    if self.dtype in FLOAT8:
+        raise RuntimeError(f"std_var_all: Unsupported dtype {_name(self.dtype)}")
     correction = 1.0 if correction is None else float(correction)
     dims = _dims_of(self, dim, wrap_first=False)
     if _count(self, dims) - correction <= 0:
@@ -778,6 +786,7 @@ def count_nonzero_dims(self, dim):
     dims = _dims_of(self, dim)
     out = empty_contiguous(reduced_shape(self.sizes, dims, False), _dt.int64, self.device)
     if not _no_data(self):
+        refuse("nonzero_count_cpu", self.dtype)
         _store(out, np.count_nonzero(_values(self), axis=_axes(self, dims)))
     return out
 
@@ -800,6 +809,7 @@ def _scan(name, ufunc, self, dim, dtype, out):
     out = _output(self, self.sizes, _sum_dtype(self, dtype, out), out)
     if _no_data(self, out):
         return out
+    refuse(f"{name}_out_cpu", out.dtype, FLOAT8)
     acc = _SCAN_ACC.get(out.dtype, out.dtype.np)
     a, o = _input_np(self, out.dtype, acc), out.as_numpy()
     if not self.ndim or not self.numel():  # fill_(self) / nothing: no typed kernel, no iterator

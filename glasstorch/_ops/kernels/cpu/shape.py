@@ -249,7 +249,7 @@ def flip_out(self, dims, out):
     out = prepare_out(out, self.sizes, self.dtype, self.device, like=self)
     if is_meta(self, out):
         return out
-    if self.dtype is _dt.complex32 and axes and self.numel():
+    if (self.dtype is _dt.complex32 or _dt.is_barebones(self.dtype)) and axes and self.numel():
         raise not_implemented("flip_cpu", self.dtype)
     return write(out, np.flip(self.as_numpy(), axes) if axes else self.as_numpy())
 
@@ -308,6 +308,8 @@ def _triangle(name, np_fn):
         out = prepare_out(out, self.sizes, self.dtype, self.device)
         if is_meta(self, out) or not out.numel():
             return out
+        if _dt.is_barebones(self.dtype):
+            raise not_implemented(name, self.dtype)
         return write(out, np_fn(self.as_numpy(), diagonal))
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
     return kernel

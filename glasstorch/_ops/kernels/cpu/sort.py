@@ -98,6 +98,8 @@ def sort_stable_out(self: TensorImpl, stable, dim=-1, descending=False, values=N
     indices = set_output(indices, self.sizes, _dt.int64, self.device, strides)
     if is_meta(self, values, indices) or self.numel() == 0:
         return values, indices
+    if self.dtype in _dt.FLOAT8_DTYPES:
+        raise not_implemented("sorting_kernel_method_name", self.dtype)
     check_outputs_writable(values, indices)  # values.copy_(self), then sort_stub's iterator
     a = self.as_numpy()
     if self.ndim == 0:
@@ -167,6 +169,8 @@ def topk_out(self: TensorImpl, k, dim=-1, largest=True, sorted=True, values=None
     if k < 0 or k > size:
         raise RuntimeError("selected index k out of range")
     shape = self.sizes[:d] + (k,) + self.sizes[d + 1:] if self.ndim else ()
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("topk_cpu", self.dtype)
     values = set_output(values, shape, self.dtype, self.device)
     indices = set_output(indices, shape, _dt.int64, self.device)
     if is_meta(self, values, indices):
@@ -208,7 +212,7 @@ def kthvalue_out(self: TensorImpl, k, dim=-1, keepdim=False, values=None, indice
     resize_out(indices, shape)
     if is_meta(self, values, indices):
         return values, indices
-    if self.dtype is _dt.bool or self.dtype.is_complex:
+    if self.dtype is _dt.bool or self.dtype.is_complex or _dt.is_barebones(self.dtype):
         raise not_implemented("kthvalue_cpu", self.dtype)
     check_outputs_writable(values, indices)
     for out in (values, indices):
@@ -313,7 +317,7 @@ def _lower_median(a: np.ndarray, ignore_nan: bool):
 
 def _check_median_dtype(kernel, self):
     """PyTorch names its median kernels for both medians: ``median_cpu`` (all elements), ``median_out`` (a dim)."""
-    if self.dtype is _dt.bool or self.dtype.is_complex:
+    if self.dtype is _dt.bool or self.dtype.is_complex or _dt.is_barebones(self.dtype):
         raise not_implemented(kernel, self.dtype)
 
 
@@ -460,7 +464,7 @@ def _flat_groups(flat: np.ndarray, consecutive: bool):
 
 
 def _unique_flat(self: TensorImpl, consecutive, return_inverse, return_counts):
-    if self.dtype.is_complex:
+    if self.dtype.is_complex or self.dtype in _dt.FLOAT8_DTYPES:
         raise not_implemented("unique", self.dtype)
     long, dev = _dt.int64, self.device
     flat = np.ascontiguousarray(self.as_numpy()).reshape(-1)
@@ -649,6 +653,8 @@ def _binary_search(bd: np.ndarray, vals: np.ndarray, right: bool) -> np.ndarray:
 
 def searchsorted_cpu(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):
     """Indices where ``self``'s values would be inserted into each innermost row of ``sorted_sequence``."""
+    if _dt.is_barebones(self.dtype):
+        raise not_implemented("searchsorted_out_cpu", self.dtype)
     return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, None)
 
 
@@ -705,6 +711,8 @@ def _write_coords(out: TensorImpl, coords) -> None:
 
 def nonzero_cpu(self: TensorImpl) -> TensorImpl:
     """The (n, ndim) int64 coordinates of the nonzero elements, in row-major order (column-major storage)."""
+    if _dt.is_barebones(self.dtype):
+        raise not_implemented("nonzero_count_cpu", self.dtype)
     coords, n = _nonzero_coords(self)
     out = empty_strided_impl((n, self.ndim), (1, n), _dt.int64, self.device)
     _write_coords(out, coords)

@@ -25,6 +25,8 @@ __all__ = ["aminmax_out", "logcumsumexp", "logcumsumexp_out", "isin_Tensor_Tenso
 
 def aminmax_out(self: TensorImpl, dim=None, keepdim=False, min=None, max=None):  # noqa: A002 - PyTorch's names
     """Minimum and maximum over ``dim`` (every element when None), NaN propagating."""
+    if _dt.is_barebones(self.dtype) and self.storage._data is not None:
+        raise not_implemented("aminmax_cpu", self.dtype)
     if dim is None:
         if self.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
