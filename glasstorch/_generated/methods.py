@@ -134,6 +134,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _linalg_svd as _op__linalg_svd,
     _linalg_svd_U as _op__linalg_svd_U,
     _log_softmax as _op__log_softmax,
+    _log_softmax_backward_data as _op__log_softmax_backward_data,
     _log_softmax_out as _op__log_softmax_out,
     _lu_with_info as _op__lu_with_info,
     _make_dual as _op__make_dual,

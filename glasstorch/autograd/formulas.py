@@ -49,8 +49,8 @@ __all__ = [
     "masked_fill_value_backward", "masked_select_backward", "masked_scatter_source_backward", "take_backward",
     "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
-    "softmax_backward", "softmax_backward_data", "softmax_double_backward", "native_dropout_double_backward",
-    "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
+    "softmax_backward_data", "softmax_double_backward", "native_dropout_double_backward",
+    "log_softmax_backward_data", "gelu_backward", "silu_backward", "mish_backward",
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward", "hardshrink_backward", "softshrink_backward",
@@ -801,10 +801,6 @@ _SQRT_2_OVER_PI = (2 / math.pi) ** 0.5
 _INV_SQRT_2PI = 1 / (2 * math.pi) ** 0.5
 
 
-def softmax_backward(grad, result, dim):
-    return result * (grad - (grad * result).sum(dim, keepdim=True))
-
-
 def softmax_backward_data(grad, output, dim, input_dtype):
     """The ``_softmax_backward_data`` operator (differentiable again through its own entry)."""
     return _T.ops.aten._softmax_backward_data.default(grad, output, dim, input_dtype)
@@ -821,8 +817,9 @@ def native_dropout_double_backward(grad, grad_output, mask, scale):
     return grad.type_as(grad_output) * (mask.type_as(grad_output) * scale)
 
 
-def log_softmax_backward(grad, result, dim):
-    return grad - result.exp() * grad.sum(dim, keepdim=True)
+def log_softmax_backward_data(grad, output, dim, input_dtype):
+    """The ``_log_softmax_backward_data`` operator (differentiable again through its own entry)."""
+    return _T.ops.aten._log_softmax_backward_data.default(grad, output, dim, input_dtype)
 
 
 def gelu_backward(grad, x, approximate):

@@ -33,8 +33,8 @@ from glasstorch._ops.kernels.cpu import linalg_misc as _k_kernels_cpu_linalg_mis
 from glasstorch._ops.kernels.cpu import orthogonal as _k_kernels_cpu_orthogonal
 from glasstorch._ops.kernels.composite import linalg as _k_kernels_composite_linalg
 from glasstorch._ops.decompositions import nn as _k_decompositions_nn
+from glasstorch._ops.kernels.cpu import softmax as _k_kernels_cpu_softmax
 from glasstorch._ops.kernels.cpu import activation as _k_kernels_cpu_activation
-from glasstorch._ops.kernels.cpu import softmax_backward as _k_kernels_cpu_softmax_backward
 from glasstorch._ops.kernels.cpu import random_ops as _k_kernels_cpu_random_ops
 from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
 from glasstorch._ops.decompositions import distance as _k_decompositions_distance
@@ -558,6 +558,7 @@ log_softmax_int = _def('log_softmax.int(Tensor self, int dim, ScalarType? dtype=
 log_softmax_int_out = _def('log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)')
 _log_softmax = _def('_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor')
 _log_softmax_out = _def('_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)')
+_log_softmax_backward_data = _def('_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor')
 relu = _def('relu(Tensor self) -> Tensor')
 relu_ = _def('relu_(Tensor(a!) self) -> Tensor(a!)')
 relu6 = _def('relu6(Tensor self) -> Tensor')
@@ -2678,28 +2679,30 @@ _reg(softmax_int_out, "CompositeExplicitAutograd", _k_decompositions_nn.softmax_
 
 
 def __softmax_structured(self, dim, half_to_float):
-    return _k_kernels_cpu_activation.softmax_out(self, dim, half_to_float, None)
+    return _k_kernels_cpu_softmax.softmax_out(self, dim, half_to_float, None)
 
 
-_reg(_softmax, "CPU", _functional(_k_kernels_cpu_activation.softmax_out, 3, __softmax_structured), '__softmax_structured')
-_reg(_softmax, "Meta", _functional(_k_kernels_cpu_activation.softmax_out, 3, __softmax_structured), '__softmax_structured')
-_reg(_softmax_out, "CPU", _k_kernels_cpu_activation.softmax_out)
-_reg(_softmax_out, "Meta", _k_kernels_cpu_activation.softmax_out)
-_reg(_softmax_backward_data, "CPU", _k_kernels_cpu_softmax_backward.softmax_backward_data)
-_reg(_softmax_backward_data, "Meta", _k_kernels_cpu_softmax_backward.softmax_backward_data)
+_reg(_softmax, "CPU", _functional(_k_kernels_cpu_softmax.softmax_out, 3, __softmax_structured), '__softmax_structured')
+_reg(_softmax, "Meta", _functional(_k_kernels_cpu_softmax.softmax_out, 3, __softmax_structured), '__softmax_structured')
+_reg(_softmax_out, "CPU", _k_kernels_cpu_softmax.softmax_out)
+_reg(_softmax_out, "Meta", _k_kernels_cpu_softmax.softmax_out)
+_reg(_softmax_backward_data, "CPU", _k_kernels_cpu_softmax.softmax_backward_data)
+_reg(_softmax_backward_data, "Meta", _k_kernels_cpu_softmax.softmax_backward_data)
 _reg(_safe_softmax, "CompositeExplicitAutograd", _k_decompositions_nn.safe_softmax)
 _reg(log_softmax_int, "CompositeImplicitAutograd", _k_decompositions_nn.log_softmax_int)
 _reg(log_softmax_int_out, "CompositeExplicitAutograd", _k_decompositions_nn.log_softmax_int_out)
 
 
 def __log_softmax_structured(self, dim, half_to_float):
-    return _k_kernels_cpu_activation.log_softmax_out(self, dim, half_to_float, None)
+    return _k_kernels_cpu_softmax.log_softmax_out(self, dim, half_to_float, None)
 
 
-_reg(_log_softmax, "CPU", _functional(_k_kernels_cpu_activation.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
-_reg(_log_softmax, "Meta", _functional(_k_kernels_cpu_activation.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
-_reg(_log_softmax_out, "CPU", _k_kernels_cpu_activation.log_softmax_out)
-_reg(_log_softmax_out, "Meta", _k_kernels_cpu_activation.log_softmax_out)
+_reg(_log_softmax, "CPU", _functional(_k_kernels_cpu_softmax.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
+_reg(_log_softmax, "Meta", _functional(_k_kernels_cpu_softmax.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
+_reg(_log_softmax_out, "CPU", _k_kernels_cpu_softmax.log_softmax_out)
+_reg(_log_softmax_out, "Meta", _k_kernels_cpu_softmax.log_softmax_out)
+_reg(_log_softmax_backward_data, "CPU", _k_kernels_cpu_softmax.log_softmax_backward_data)
+_reg(_log_softmax_backward_data, "Meta", _k_kernels_cpu_softmax.log_softmax_backward_data)
 _reg(relu, "CPU", _k_kernels_cpu_activation.relu_kernel)
 _reg(relu, "Meta", _k_kernels_cpu_activation.relu_kernel)
 _reg(relu_, "CPU", _k_kernels_cpu_activation.relu_inplace_kernel)

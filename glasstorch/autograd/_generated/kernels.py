@@ -6295,6 +6295,7 @@ def _autograd__softmax(ks, self, dim, half_to_float):
         node = _n.SoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
         result = _op__softmax.redispatch(ks, self, dim, half_to_float)
         record.output(result, node)
         node.result_ = record.save_output(result)
@@ -6376,6 +6377,7 @@ def _autograd__log_softmax(ks, self, dim, half_to_float):
         node = _n.LogSoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
         result = _op__log_softmax.redispatch(ks, self, dim, half_to_float)
         record.output(result, node)
         node.result_ = record.save_output(result)
@@ -6399,6 +6401,28 @@ def _autograd__log_softmax_out(ks, self, dim, half_to_float, out):
 
 
 register_autograd('aten::_log_softmax.out', _autograd__log_softmax_out)
+
+
+_op__log_softmax_backward_data = _get_op('aten::_log_softmax_backward_data')
+_fw__log_softmax_backward_data = FwSpec(_op__log_softmax_backward_data, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__log_softmax_backward_data, _autograd__log_softmax_backward_data, ks, grad_output, output, dim, input_dtype)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, output):
+        node = _n.LogSoftmaxBackwardDataBackward0()
+        node.next_edges = record.edges(grad_output, output)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.output_ = record.save(output)
+        node.dim_ = dim
+        result = _op__log_softmax_backward_data.redispatch(ks, grad_output, output, dim, input_dtype)
+        record.output(result, node)
+        return result
+    return _op__log_softmax_backward_data.redispatch(ks, grad_output, output, dim, input_dtype)
+
+
+register_autograd('aten::_log_softmax_backward_data', _autograd__log_softmax_backward_data)
 
 
 _op_native_layer_norm = _get_op('aten::native_layer_norm')

@@ -1,13 +1,11 @@
-"""Activation and softmax CPU kernels — PyTorch's ``Activation.cpp``, ``SoftMax.cpp``, ``GatedLinearUnit.cpp``
-and their ``cpu/Activation.cpp`` / ``cpu/SoftMaxKernel.cpp`` loops, on numpy.
+"""Activation CPU kernels — PyTorch's ``Activation.cpp``, ``GatedLinearUnit.cpp`` and their ``cpu/Activation.cpp``
+loops, on numpy (softmax is in ``softmax.py``).
 
 Pointwise activations are *structured*: ``kernel(self, <scalars...>, out)`` lets TensorIterator check
 and allocate (``out=None``), then evaluates one numpy expression.  Like PyTorch's kernels, float16 and
 bfloat16 inputs are computed in float32 (the "opmath" type) and rounded once when stored; float64 stays
 float64.  Each kernel accepts the dtypes PyTorch's ``AT_DISPATCH`` accepts and raises PyTorch's
 ``"<kernel name>" not implemented for '<dtype>'`` otherwise.
-
-Softmax and log-softmax subtract the maximum along ``dim`` first, so large inputs cannot overflow.
 
 Also here: ``embedding`` and ``embedding_renorm_`` (PyTorch's ``Embedding.cpp``), which are lookups rather than
 activations but belong to the same ``nn.functional`` family.
@@ -38,7 +36,7 @@ __all__ = [
     "leaky_relu_backward_out", "hardtanh_backward_out", "log_sigmoid_backward_out", "hardsigmoid_backward_out",
     "elu_backward_out",
     "log_sigmoid_forward_out",
-    "glu_out", "softmax_out", "log_softmax_out", "embedding_kernel", "embedding_renorm_kernel",
+    "glu_out", "embedding_kernel", "embedding_renorm_kernel",
     "FLOATING", "not_implemented", "opmath", "typemeta_name", "check_out_dtype",
 ]
 
@@ -524,43 +522,6 @@ def glu_out(self, dim, out):
         with np.errstate(all="ignore"):
             np.copyto(it.out_np, a / (1 + np.exp(-b)), casting="unsafe")
     return it.out
-
-
-# -- softmax --------------------------------------------------------------------------------------------------
-def _softmax_common(self, dim, half_to_float, out, log: bool):
-    d = _shape.wrap_dim(dim, self.ndim)
-    if out is None:
-        out = empty_contiguous(self.sizes, self.dtype, self.device)
-    else:
-        check_out_dtype(out, self.dtype)
-        resize_out(out, self.sizes)
-    if half_to_float:
-        raise RuntimeError("softmax with half to float conversion is not supported on CPU")
-    if self.numel() == 0 or out.storage._data is None:
-        return out
-    name = "log_softmax" if log else "softmax"
-    lastdim = self.ndim == 0 or d == self.ndim - 1
-    if self.dtype not in FLOATING:
-        raise not_implemented(f"{name}_lastdim_kernel_impl" if lastdim else f"{name}_kernel_impl", self.dtype)
-    x = self.as_numpy().reshape(self.sizes or (1,)).astype(opmath(self.dtype), copy=False)
-    axis = d if self.ndim else 0
-    with np.errstate(all="ignore"):
-        shifted = x - np.max(x, axis=axis, keepdims=True)
-        e = np.exp(shifted)
-        total = np.sum(e, axis=axis, keepdims=True)
-        res = shifted - np.log(total) if log else e / total
-    np.copyto(out.as_numpy(), res.reshape(self.sizes), casting="unsafe")
-    return out
-
-
-def softmax_out(self, dim, half_to_float, out):
-    """``exp(x - max) / sum(exp(x - max))`` along ``dim``; the result is contiguous."""
-    return _softmax_common(self, dim, half_to_float, out, log=False)
-
-
-def log_softmax_out(self, dim, half_to_float, out):
-    """``x - max - log(sum(exp(x - max)))`` along ``dim``."""
-    return _softmax_common(self, dim, half_to_float, out, log=True)
 
 
 # -- embedding --------------------------------------------------------------------------------------------------
