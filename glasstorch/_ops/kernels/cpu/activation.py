@@ -24,7 +24,7 @@ from ...._core import shape as _shape
 from ...._device import cpu_features as _cpu
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...._tensor.views import type_string
-from ...tensor_iterator import build, dense_scalar, resize_out
+from ...tensor_iterator import build, dense_scalar
 from . import ckernels as _ck
 from . import ckernels_src as _ck_src
 from .copy import cast_ready
