@@ -26,11 +26,10 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core.shape import wrap_dim
-from ...._device import cpu_features as _cpu
-from ...._device.threads import get_num_threads
 from ...._tensor.impl import empty_contiguous
 from ...tensor_iterator import resize_out
 from .activation import FLOATING, check_out_dtype, not_implemented, opmath
+from .vector_lanes import float_lanes, half_vector_width, run_mask
 
 __all__ = ["softmax_out", "log_softmax_out", "softmax_backward_data", "log_softmax_backward_data"]
 
@@ -59,12 +58,6 @@ def _split(x: np.ndarray, sizes, d: int) -> np.ndarray:
 
 
 # -- sums in PyTorch's order ---------------------------------------------------------------------------------------
-def _float_lanes() -> int:
-    """Lanes of ``Vectorized<float>`` at PyTorch's CPU capability: 16 on AVX-512, else 8."""
-    avx512 = _cpu.is_x86() and _cpu.has("AVX512F", "AVX512BW", "AVX512VL", "AVX512DQ")
-    return 16 if avx512 else 8
-
-
 def _tree(acc: np.ndarray) -> np.ndarray:
     """``vec_reduce_all`` of full float vectors (rows, lanes): halves added pairwise down to lane 0."""
     while acc.shape[-1] > 1:
@@ -81,7 +74,7 @@ def _sequential(a: np.ndarray, axis: int) -> np.ndarray:
 def _functional_sum(p: np.ndarray) -> np.ndarray:
     """Row sums of the float32 (rows, n) ``p`` in ``vec::reduce_all``'s order for half-typed data
     (functional_bfloat16.h): two float accumulators per half vector, a short row folded into one, then a tree."""
-    fw = _float_lanes()
+    fw = float_lanes()
     rows, n = p.shape
     full = n // (2 * fw) * (2 * fw)
     padded = np.zeros((rows, max(-(-n // (2 * fw)), 1) * 2 * fw), np.float32)
@@ -106,7 +99,7 @@ def _functional_sum(p: np.ndarray) -> np.ndarray:
 def _buffer_sum(e: np.ndarray) -> np.ndarray:
     """Row sums of the float32 (rows, n) ``e`` as ``_vec_softmax_lastdim`` adds its float buffer: one float vector
     accumulator over whole vectors, its tree, then the leftover elements one by one."""
-    fw = _float_lanes()
+    fw = float_lanes()
     rows, n = e.shape
     full = n // fw * fw
     total = np.zeros(rows, np.float32)
@@ -131,28 +124,6 @@ def _row_sum(a: np.ndarray, lastdim: bool, buffer: bool = False) -> np.ndarray:
 
 
 # -- forward ------------------------------------------------------------------------------------------------------
-def _half_vector_width(dtype) -> int:
-    """Lanes of ``Vectorized<Half>`` / ``Vectorized<BFloat16>``: two float vectors."""
-    return 2 * _float_lanes()
-
-
-def _vectorized_positions(outer: int, inner: int, width: int) -> np.ndarray:
-    """(outer, 1, inner) mask of the positions ``_vec_softmax`` computes in full vectors: per thread range of the
-    flattened (outer, inner) positions, each row's run from the range's start is cut into ``width``-wide vectors
-    up to the row's or the range's end, and what is left over is the scalar tail."""
-    total = outer * inner
-    threads = get_num_threads() if total > 1 else 1
-    chunk = -(-total // max(threads, 1))
-    p = np.arange(total, dtype=np.int64).reshape(outer, 1, inner)
-    row = (p // inner) * inner
-    begin = (p // chunk) * chunk
-    end = np.minimum(begin + chunk, total)
-    k = p - row
-    k0 = np.maximum(begin - row, 0)
-    limit = np.minimum(inner, end - row)
-    return (k - k0) < ((limit - k0) // width) * width
-
-
 def _half_softmax(x: np.ndarray, dtype, lastdim: bool, log: bool) -> np.ndarray:
     """Softmax or log-softmax over axis 1 of the float32 (outer, dim, inner) ``x``, as PyTorch's half loops."""
     shifted = x - x.max(axis=1, keepdims=True)
@@ -163,7 +134,7 @@ def _half_softmax(x: np.ndarray, dtype, lastdim: bool, log: bool) -> np.ndarray:
         return shifted - log_sum
     if lastdim:
         return e * (np.float32(1) / total)
-    vec = _vectorized_positions(x.shape[0], x.shape[2], _half_vector_width(dtype))
+    vec = run_mask(x.shape[0], x.shape[2], half_vector_width(), grain=0)[:, None, :]
     return np.where(vec, e / total, _round(e, dtype) / total)
 
 
