@@ -605,8 +605,8 @@ xlogy_out = binary(_xlogy, name="xlogy", float_op=True, ufunc=False, dispatch=Di
 # pow ------------------------------------------------------------------------------------------------------
 def _pow_tensor_scalar(x, e, out, dt):
     """PyTorch's ``pow_tensor_scalar_kernel``: sqrt/rsqrt/reciprocal fast paths for 0.5/-0.5/-1 (rsqrt not for
-    float16), square and cube as products (and 1/(x*x) for -2) except for float16; otherwise ``pow`` with the exponent converted
-    to the tensor's dtype.  Integers use powi."""
+    float16), square and cube as products (and 1/(x*x) for -2) except for float16; otherwise ``pow`` with the
+    exponent converted to the tensor's dtype.  Integers use powi."""
     npdt = dt.np
     if dt.is_complex:
         _pow_complex(x, scalar_np(e, dt), out, dt)
