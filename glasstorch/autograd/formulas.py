@@ -53,8 +53,8 @@ __all__ = [
     "log_softmax_backward_data", "gelu_backward", "silu_backward", "mish_backward",
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
-    "hardsigmoid_backward", "hardswish_backward", "hardshrink_backward", "softshrink_backward",
-    "soft_margin_loss_backward", "rrelu_with_noise_backward", "pdist_backward",
+    "hardsigmoid_backward", "hardswish_backward", "hardswish_double_backward", "hardshrink_backward",
+    "softshrink_backward", "soft_margin_loss_backward", "rrelu_with_noise_backward", "pdist_backward",
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
@@ -846,14 +846,21 @@ def gelu_double_backward(ggx, grad, x, approximate):
 
 
 def silu_backward(grad, x):
-    s = x.sigmoid()
-    return grad * (s * (1 + x * (1 - s)))
+    """PyTorch's choice: with grad mode on (create_graph) the differentiable formula of
+    ``infinitely_differentiable_silu_backward``, else the fused ``silu_backward`` kernel."""
+    if _T.is_grad_enabled():
+        s = x.sigmoid()
+        return grad * s * (1 + x * (1 - s))
+    return _T.ops.aten.silu_backward.default(grad, x)
 
 
 def mish_backward(grad, x):
-    s = x.sigmoid()
-    t = _T.nn.functional.softplus(x).tanh()
-    return grad * (t + x * s * (1 - t * t))
+    """As :func:`silu_backward`: ``infinitely_differentiable_mish_backward`` or the fused ``mish_backward``."""
+    if _T.is_grad_enabled():
+        s = x.sigmoid()
+        t = x.exp().log1p().tanh()
+        return grad * (t + x * s * (1 - t * t))
+    return _T.ops.aten.mish_backward.default(grad, x)
 
 
 def tanh_backward(grad, result):
@@ -933,8 +940,14 @@ def hardsigmoid_backward(grad, x):
 
 
 def hardswish_backward(grad, x):
-    zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-    return _T.where(x < -3, zero, _T.where(x <= 3, grad * (x / 3 + 0.5), grad))
+    """The ``hardswish_backward`` operator (differentiable again: HardswishBackwardBackward0)."""
+    return _T.ops.aten.hardswish_backward.default(grad, x)
+
+
+def hardswish_double_backward(grad, grad_output, x):
+    """d/dx of ``hardswish_backward``: ``grad * grad_output / 3`` strictly inside (-3, 3), else 0 (PyTorch's)."""
+    zero = _T.zeros((), dtype=x.dtype, device=x.device)
+    return _T.where(_T.logical_and(-3.0 < x, x < 3.0), grad * grad_output / 3.0, zero)
 
 
 def log_sigmoid_backward(grad, x, buffer):
