@@ -21,7 +21,7 @@ from .forward_grad import is_fw_grad_defined
 
 __all__ = [
     # generic
-    "maybe_multiply", "conj_scalar", "zeros_like", "to_copy_backward",
+    "maybe_multiply", "conj_scalar", "scalar_div", "zeros_like", "to_copy_backward",
     "zeros_like_grad", "where", "where_grad", "not_implemented",
     "trace_backward", "block_diag_backward", "nansum_backward", "warn_backwards",
     "tensor_list",
@@ -793,6 +793,12 @@ def scatter_reduce_backward(grad, x, dim, index, src, reduce, include_self, resu
     if not include_self:
         gself = gself.scatter(dim, index, 0)
     return gself, gsrc
+
+
+def scalar_div(value, t):
+    """ATen's C++ ``Scalar / Tensor`` operator (TensorOperators.h), as PyTorch's formulas write it: the number is
+    stored into a tensor like ``t`` (rounded to its dtype) and divided by ``t`` in place."""
+    return _T.empty_like(t).fill_(value).div_(t)
 
 
 # -- activations ------------------------------------------------------------------------------------------------

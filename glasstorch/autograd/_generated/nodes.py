@@ -9409,7 +9409,7 @@ def _AddcdivBackward0_0(grad, grads, tensor1, tensor2, value):
 
 
 def _AddcdivBackward0_1(grad, grads, tensor1, tensor2, value):
-    return grad * (value / tensor2).conj()
+    return grad * scalar_div(value, tensor2).conj()
 
 
 def _AddcdivBackward0_2(grad, grads, tensor1, tensor2, value):
