@@ -31,17 +31,6 @@ def _same(got, want):
     np.testing.assert_array_equal(got.float().detach().numpy(), want.float().detach().numpy())
 
 
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def threads(request):
-    """Run under torch's and glasstorch's intra-op thread count n (both restored afterwards)."""
-    before_t, before_g = torch.get_num_threads(), gt.get_num_threads()
-    torch.set_num_threads(request.param)
-    gt.set_num_threads(request.param)
-    yield request.param
-    torch.set_num_threads(before_t)
-    gt.set_num_threads(before_g)
-
-
 @pytest.mark.parametrize("dtype", HALF)
 @pytest.mark.parametrize("shape,dim", CASES)
 @pytest.mark.parametrize("fn", ["softmax", "log_softmax"])

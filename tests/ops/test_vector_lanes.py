@@ -38,16 +38,6 @@ LAYOUTS = {
 }
 
 
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def threads(request):
-    before_t, before_g = torch.get_num_threads(), gt.get_num_threads()
-    torch.set_num_threads(request.param)
-    gt.set_num_threads(request.param)
-    yield request.param
-    torch.set_num_threads(before_t)
-    gt.set_num_threads(before_g)
-
-
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 @pytest.mark.parametrize("dtype", list(HALF))
 def test_rsqrt_bits(dtype, layout, threads):
