@@ -22,7 +22,7 @@ from .forward_grad import is_fw_grad_defined
 
 __all__ = [
     # generic
-    "maybe_multiply", "conj_scalar", "zeros_like", "to_copy_backward",
+    "maybe_multiply", "conj_scalar", "scalar_div", "zeros_like", "to_copy_backward",
     "zeros_like_grad", "where", "where_grad", "not_implemented",
     "trace_backward", "block_diag_backward", "nansum_backward", "warn_backwards",
     "tensor_list",
@@ -50,12 +50,12 @@ __all__ = [
     "masked_fill_value_backward", "masked_select_backward", "masked_scatter_source_backward", "take_backward",
     "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
-    "softmax_backward", "softmax_backward_data", "softmax_double_backward", "native_dropout_double_backward",
-    "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
+    "softmax_backward_data", "softmax_double_backward", "native_dropout_double_backward",
+    "log_softmax_backward_data", "gelu_backward", "silu_backward", "mish_backward",
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
-    "hardsigmoid_backward", "hardswish_backward", "hardshrink_backward", "softshrink_backward",
-    "soft_margin_loss_backward", "rrelu_with_noise_backward", "pdist_backward",
+    "hardsigmoid_backward", "hardswish_backward", "hardswish_double_backward", "hardshrink_backward",
+    "softshrink_backward", "soft_margin_loss_backward", "rrelu_with_noise_backward", "pdist_backward",
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
@@ -798,14 +798,16 @@ def scatter_reduce_backward(grad, x, dim, index, src, reduce, include_self, resu
     return gself, gsrc
 
 
+def scalar_div(value, t):
+    """ATen's C++ ``Scalar / Tensor`` operator (TensorOperators.h), as PyTorch's formulas write it: the number is
+    stored into a tensor like ``t`` (rounded to its dtype) and divided by ``t`` in place."""
+    return _T.empty_like(t).fill_(value).div_(t)
+
+
 # -- activations ------------------------------------------------------------------------------------------------
 _SQRT_2 = 2 ** 0.5
 _SQRT_2_OVER_PI = (2 / math.pi) ** 0.5
 _INV_SQRT_2PI = 1 / (2 * math.pi) ** 0.5
-
-
-def softmax_backward(grad, result, dim):
-    return result * (grad - (grad * result).sum(dim, keepdim=True))
 
 
 def softmax_backward_data(grad, output, dim, input_dtype):
@@ -824,8 +826,9 @@ def native_dropout_double_backward(grad, grad_output, mask, scale):
     return grad.type_as(grad_output) * (mask.type_as(grad_output) * scale)
 
 
-def log_softmax_backward(grad, result, dim):
-    return grad - result.exp() * grad.sum(dim, keepdim=True)
+def log_softmax_backward_data(grad, output, dim, input_dtype):
+    """The ``_log_softmax_backward_data`` operator (differentiable again through its own entry)."""
+    return _T.ops.aten._log_softmax_backward_data.default(grad, output, dim, input_dtype)
 
 
 def gelu_backward(grad, x, approximate):
@@ -852,14 +855,21 @@ def gelu_double_backward(ggx, grad, x, approximate):
 
 
 def silu_backward(grad, x):
-    s = x.sigmoid()
-    return grad * (s * (1 + x * (1 - s)))
+    """PyTorch's choice: with grad mode on (create_graph) the differentiable formula of
+    ``infinitely_differentiable_silu_backward``, else the fused ``silu_backward`` kernel."""
+    if _T.is_grad_enabled():
+        s = x.sigmoid()
+        return grad * s * (1 + x * (1 - s))
+    return _T.ops.aten.silu_backward.default(grad, x)
 
 
 def mish_backward(grad, x):
-    s = x.sigmoid()
-    t = _T.nn.functional.softplus(x).tanh()
-    return grad * (t + x * s * (1 - t * t))
+    """As :func:`silu_backward`: ``infinitely_differentiable_mish_backward`` or the fused ``mish_backward``."""
+    if _T.is_grad_enabled():
+        s = x.sigmoid()
+        t = x.exp().log1p().tanh()
+        return grad * (t + x * s * (1 - t * t))
+    return _T.ops.aten.mish_backward.default(grad, x)
 
 
 def tanh_backward(grad, result):
@@ -939,8 +949,14 @@ def hardsigmoid_backward(grad, x):
 
 
 def hardswish_backward(grad, x):
-    zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-    return _T.where(x < -3, zero, _T.where(x <= 3, grad * (x / 3 + 0.5), grad))
+    """The ``hardswish_backward`` operator (differentiable again: HardswishBackwardBackward0)."""
+    return _T.ops.aten.hardswish_backward.default(grad, x)
+
+
+def hardswish_double_backward(grad, grad_output, x):
+    """d/dx of ``hardswish_backward``: ``grad * grad_output / 3`` strictly inside (-3, 3), else 0 (PyTorch's)."""
+    zero = _T.zeros((), dtype=x.dtype, device=x.device)
+    return _T.where(_T.logical_and(-3.0 < x, x < 3.0), grad * grad_output / 3.0, zero)
 
 
 def log_sigmoid_backward(grad, x, buffer):

@@ -307,13 +307,13 @@ def _f64(x, lib):
     return x.new_empty(0, dtype=lib.float64)
 
 
-def _aten_backward(name):
+def _aten_backward(name, out_name="grad_input"):
     """``aten::<name>`` (a derivative operator: PyTorch binds no Python function for it); ``out=`` is its
-    ``grad_input``."""
+    ``grad_input`` (or the ``out_name`` overload and argument)."""
     def make(lib):
         def call(*args, out=None):
             op = getattr(lib.ops.aten, name)
-            return op(*args) if out is None else op.grad_input(*args, grad_input=out)
+            return op(*args) if out is None else getattr(op, out_name)(*args, **{out_name: out})
         return call
     return make
 
@@ -630,6 +630,15 @@ OPS = [
     NnOpInfo("aten.hardsigmoid_backward", aten=("hardsigmoid_backward", "hardsigmoid_backward.grad_input"),
              fn=_aten_backward("hardsigmoid_backward"), samples=backward_op_samples(), dtypes=ALL_FLOAT,
              out=True, errors=backward_op_errors(dtypes=("int64",))),
+    NnOpInfo("aten.silu_backward", aten=("silu_backward", "silu_backward.grad_input"),
+             fn=_aten_backward("silu_backward"), samples=backward_op_samples(), dtypes=ALL_FLOAT + ("complex64",),
+             out=True, errors=backward_op_errors(dtypes=("int64", "bool"))),
+    NnOpInfo("aten.mish_backward", aten=("mish_backward",), fn=_aten_backward("mish_backward"),
+             samples=backward_op_samples(), dtypes=ALL_FLOAT,
+             errors=backward_op_errors(dtypes=("int64", "complex64"))),
+    NnOpInfo("aten.hardswish_backward", aten=("hardswish_backward", "hardswish_backward.out"),
+             fn=_aten_backward("hardswish_backward", "out"), samples=backward_op_samples(), dtypes=ALL_FLOAT,
+             out=True, errors=backward_op_errors(dtypes=("int64", "complex64"))),
     NnOpInfo("aten.log_sigmoid_backward", aten=("log_sigmoid_backward", "log_sigmoid_backward.grad_input"),
              fn=_log_sigmoid_backward, samples=backward_op_samples(), dtypes=ALL_FLOAT, out=True),
     _act("logsigmoid", aten=("log_sigmoid", "log_sigmoid.out", "log_sigmoid_forward", "log_sigmoid_forward.output"),

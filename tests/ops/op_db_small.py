@@ -1,7 +1,7 @@
 """OpInfo entries for the small operators of issue 20: the view-inverse scatters (slice/select/diagonal/
-as_strided_scatter), the functional fill, frexp, ldexp, put, addr, _softmax_backward_data, _safe_softmax,
-native_dropout_backward, _unsafe_masked_index(_put_accumulate), _chunk_cat, empty_permuted and the samplers
-cauchy_, log_normal_, geometric_ and normal's tensor forms (their numbers equal torch's under one seed:
+as_strided_scatter), the functional fill, frexp, ldexp, put, addr, _softmax_backward_data, _log_softmax_backward_data,
+_safe_softmax, native_dropout_backward, _unsafe_masked_index(_put_accumulate), _chunk_cat, empty_permuted and the
+samplers cauchy_, log_normal_, geometric_ and normal's tensor forms (their numbers equal torch's under one seed:
 tests/test_small_ops.py).
 
 Each entry runs through test_ops.py (function, method, in-place, out= forms; values, dtypes, shapes; gradients and
@@ -215,6 +215,8 @@ OPS = [
            out=True, errors=addr_errors),
     OpInfo("_softmax_backward_data", aten=("_softmax_backward_data",), samples=softmax_backward_data_samples,
            dtypes=ALL_FLOAT, rtol=1e-3, atol=1e-3),
+    OpInfo("_log_softmax_backward_data", aten=("_log_softmax_backward_data",),
+           samples=softmax_backward_data_samples, dtypes=ALL_FLOAT),
     # rtol: bfloat16 softmax results may differ from torch's by one unit in the last place
     OpInfo("_safe_softmax", aten=("_safe_softmax",), samples=safe_softmax_samples, dtypes=ALL_FLOAT, rtol=8e-3,
            atol=1e-3),

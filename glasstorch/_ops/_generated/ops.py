@@ -33,8 +33,8 @@ from glasstorch._ops.kernels.cpu import linalg_misc as _k_kernels_cpu_linalg_mis
 from glasstorch._ops.kernels.cpu import orthogonal as _k_kernels_cpu_orthogonal
 from glasstorch._ops.kernels.composite import linalg as _k_kernels_composite_linalg
 from glasstorch._ops.decompositions import nn as _k_decompositions_nn
+from glasstorch._ops.kernels.cpu import softmax as _k_kernels_cpu_softmax
 from glasstorch._ops.kernels.cpu import activation as _k_kernels_cpu_activation
-from glasstorch._ops.kernels.cpu import softmax_backward as _k_kernels_cpu_softmax_backward
 from glasstorch._ops.kernels.cpu import random_ops as _k_kernels_cpu_random_ops
 from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
 from glasstorch._ops.decompositions import distance as _k_decompositions_distance
@@ -558,6 +558,7 @@ log_softmax_int = _def('log_softmax.int(Tensor self, int dim, ScalarType? dtype=
 log_softmax_int_out = _def('log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)')
 _log_softmax = _def('_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor')
 _log_softmax_out = _def('_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)')
+_log_softmax_backward_data = _def('_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor')
 relu = _def('relu(Tensor self) -> Tensor')
 relu_ = _def('relu_(Tensor(a!) self) -> Tensor(a!)')
 relu6 = _def('relu6(Tensor self) -> Tensor')
@@ -570,9 +571,12 @@ gelu_backward = _def("gelu_backward(Tensor grad_output, Tensor self, *, str appr
 silu = _def('silu(Tensor self) -> Tensor')
 silu_ = _def('silu_(Tensor(a!) self) -> Tensor(a!)')
 silu_out = _def('silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+silu_backward_grad_input = _def('silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)')
+silu_backward = _def('silu_backward(Tensor grad_output, Tensor self) -> Tensor')
 mish = _def('mish(Tensor self) -> Tensor')
 mish_ = _def('mish_(Tensor(a!) self) -> Tensor(a!)')
 mish_out = _def('mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+mish_backward = _def('mish_backward(Tensor grad_output, Tensor self) -> Tensor')
 softplus_out = _def('softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)')
 softplus = _def('softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor')
 softplus_backward_grad_input = _def('softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)')
@@ -616,6 +620,8 @@ hardsigmoid_ = _def('hardsigmoid_(Tensor(a!) self) -> Tensor(a!)')
 hardswish_out = _def('hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
 hardswish = _def('hardswish(Tensor self) -> Tensor')
 hardswish_ = _def('hardswish_(Tensor(a!) self) -> Tensor(a!)')
+hardswish_backward_out = _def('hardswish_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+hardswish_backward = _def('hardswish_backward(Tensor grad_output, Tensor self) -> Tensor')
 threshold = _def('threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor')
 threshold_ = _def('threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)')
 threshold_out = _def('threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)')
@@ -2678,28 +2684,30 @@ _reg(softmax_int_out, "CompositeExplicitAutograd", _k_decompositions_nn.softmax_
 
 
 def __softmax_structured(self, dim, half_to_float):
-    return _k_kernels_cpu_activation.softmax_out(self, dim, half_to_float, None)
+    return _k_kernels_cpu_softmax.softmax_out(self, dim, half_to_float, None)
 
 
-_reg(_softmax, "CPU", _functional(_k_kernels_cpu_activation.softmax_out, 3, __softmax_structured), '__softmax_structured')
-_reg(_softmax, "Meta", _functional(_k_kernels_cpu_activation.softmax_out, 3, __softmax_structured), '__softmax_structured')
-_reg(_softmax_out, "CPU", _k_kernels_cpu_activation.softmax_out)
-_reg(_softmax_out, "Meta", _k_kernels_cpu_activation.softmax_out)
-_reg(_softmax_backward_data, "CPU", _k_kernels_cpu_softmax_backward.softmax_backward_data)
-_reg(_softmax_backward_data, "Meta", _k_kernels_cpu_softmax_backward.softmax_backward_data)
+_reg(_softmax, "CPU", _functional(_k_kernels_cpu_softmax.softmax_out, 3, __softmax_structured), '__softmax_structured')
+_reg(_softmax, "Meta", _functional(_k_kernels_cpu_softmax.softmax_out, 3, __softmax_structured), '__softmax_structured')
+_reg(_softmax_out, "CPU", _k_kernels_cpu_softmax.softmax_out)
+_reg(_softmax_out, "Meta", _k_kernels_cpu_softmax.softmax_out)
+_reg(_softmax_backward_data, "CPU", _k_kernels_cpu_softmax.softmax_backward_data)
+_reg(_softmax_backward_data, "Meta", _k_kernels_cpu_softmax.softmax_backward_data)
 _reg(_safe_softmax, "CompositeExplicitAutograd", _k_decompositions_nn.safe_softmax)
 _reg(log_softmax_int, "CompositeImplicitAutograd", _k_decompositions_nn.log_softmax_int)
 _reg(log_softmax_int_out, "CompositeExplicitAutograd", _k_decompositions_nn.log_softmax_int_out)
 
 
 def __log_softmax_structured(self, dim, half_to_float):
-    return _k_kernels_cpu_activation.log_softmax_out(self, dim, half_to_float, None)
+    return _k_kernels_cpu_softmax.log_softmax_out(self, dim, half_to_float, None)
 
 
-_reg(_log_softmax, "CPU", _functional(_k_kernels_cpu_activation.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
-_reg(_log_softmax, "Meta", _functional(_k_kernels_cpu_activation.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
-_reg(_log_softmax_out, "CPU", _k_kernels_cpu_activation.log_softmax_out)
-_reg(_log_softmax_out, "Meta", _k_kernels_cpu_activation.log_softmax_out)
+_reg(_log_softmax, "CPU", _functional(_k_kernels_cpu_softmax.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
+_reg(_log_softmax, "Meta", _functional(_k_kernels_cpu_softmax.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
+_reg(_log_softmax_out, "CPU", _k_kernels_cpu_softmax.log_softmax_out)
+_reg(_log_softmax_out, "Meta", _k_kernels_cpu_softmax.log_softmax_out)
+_reg(_log_softmax_backward_data, "CPU", _k_kernels_cpu_softmax.log_softmax_backward_data)
+_reg(_log_softmax_backward_data, "Meta", _k_kernels_cpu_softmax.log_softmax_backward_data)
 _reg(relu, "CPU", _k_kernels_cpu_activation.relu_kernel)
 _reg(relu, "Meta", _k_kernels_cpu_activation.relu_kernel)
 _reg(relu_, "CPU", _k_kernels_cpu_activation.relu_inplace_kernel)
@@ -2752,6 +2760,16 @@ _reg(silu_, "CPU", _silu__structured)
 _reg(silu_, "Meta", _silu__structured)
 _reg(silu_out, "CPU", _k_kernels_cpu_activation.silu_out)
 _reg(silu_out, "Meta", _k_kernels_cpu_activation.silu_out)
+_reg(silu_backward_grad_input, "CPU", _k_kernels_cpu_activation.silu_backward_out)
+_reg(silu_backward_grad_input, "Meta", _k_kernels_cpu_activation.silu_backward_out)
+
+
+def _silu_backward_structured(grad_output, self):
+    return _k_kernels_cpu_activation.silu_backward_out(grad_output, self, None)
+
+
+_reg(silu_backward, "CPU", _functional(_k_kernels_cpu_activation.silu_backward_out, 2, _silu_backward_structured), '_silu_backward_structured')
+_reg(silu_backward, "Meta", _functional(_k_kernels_cpu_activation.silu_backward_out, 2, _silu_backward_structured), '_silu_backward_structured')
 
 
 def _mish_structured(self):
@@ -2770,6 +2788,8 @@ _reg(mish_, "CPU", _mish__structured)
 _reg(mish_, "Meta", _mish__structured)
 _reg(mish_out, "CPU", _k_kernels_cpu_activation.mish_out)
 _reg(mish_out, "Meta", _k_kernels_cpu_activation.mish_out)
+_reg(mish_backward, "CPU", _k_kernels_cpu_activation.mish_backward_kernel)
+_reg(mish_backward, "Meta", _k_kernels_cpu_activation.mish_backward_kernel)
 _reg(softplus_out, "CPU", _k_kernels_cpu_activation.softplus_out)
 _reg(softplus_out, "Meta", _k_kernels_cpu_activation.softplus_out)
 
@@ -2970,6 +2990,16 @@ def _hardswish__structured(self):
 
 _reg(hardswish_, "CPU", _hardswish__structured)
 _reg(hardswish_, "Meta", _hardswish__structured)
+_reg(hardswish_backward_out, "CPU", _k_kernels_cpu_activation.hardswish_backward_out)
+_reg(hardswish_backward_out, "Meta", _k_kernels_cpu_activation.hardswish_backward_out)
+
+
+def _hardswish_backward_structured(grad_output, self):
+    return _k_kernels_cpu_activation.hardswish_backward_out(grad_output, self, None)
+
+
+_reg(hardswish_backward, "CPU", _functional(_k_kernels_cpu_activation.hardswish_backward_out, 2, _hardswish_backward_structured), '_hardswish_backward_structured')
+_reg(hardswish_backward, "Meta", _functional(_k_kernels_cpu_activation.hardswish_backward_out, 2, _hardswish_backward_structured), '_hardswish_backward_structured')
 
 
 def _threshold_structured(self, threshold, value):
@@ -7275,6 +7305,7 @@ _layer(gelu_, "ADInplaceOrView", _layers.inplace_kernel(gelu_, (0,)))
 _layer(gelu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(gelu_backward_grad_input, (3,)))
 _layer(silu_, "ADInplaceOrView", _layers.inplace_kernel(silu_, (0,)))
 _layer(silu_out, "ADInplaceOrView", _layers.inplace_kernel(silu_out, (1,)))
+_layer(silu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(silu_backward_grad_input, (2,)))
 _layer(mish_, "ADInplaceOrView", _layers.inplace_kernel(mish_, (0,)))
 _layer(mish_out, "ADInplaceOrView", _layers.inplace_kernel(mish_out, (1,)))
 _layer(softplus_out, "ADInplaceOrView", _layers.inplace_kernel(softplus_out, (3,)))
@@ -7298,6 +7329,7 @@ _layer(hardsigmoid_out, "ADInplaceOrView", _layers.inplace_kernel(hardsigmoid_ou
 _layer(hardsigmoid_, "ADInplaceOrView", _layers.inplace_kernel(hardsigmoid_, (0,)))
 _layer(hardswish_out, "ADInplaceOrView", _layers.inplace_kernel(hardswish_out, (1,)))
 _layer(hardswish_, "ADInplaceOrView", _layers.inplace_kernel(hardswish_, (0,)))
+_layer(hardswish_backward_out, "ADInplaceOrView", _layers.inplace_kernel(hardswish_backward_out, (2,)))
 _layer(threshold_, "ADInplaceOrView", _layers.inplace_kernel(threshold_, (0,)))
 _layer(threshold_out, "ADInplaceOrView", _layers.inplace_kernel(threshold_out, (3,)))
 _layer(threshold_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(threshold_backward_grad_input, (3,)))

@@ -6170,6 +6170,42 @@ def _autograd_hardswish_(ks, self):
 register_autograd('aten::hardswish_', _autograd_hardswish_)
 
 
+_op_hardswish_backward = _get_op('aten::hardswish_backward')
+_fw_hardswish_backward = FwSpec(_op_hardswish_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_hardswish_backward(ks, grad_output, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardswish_backward, _autograd_hardswish_backward, ks, grad_output, self)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.HardswishBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.self_ = record.save(self)
+        result = _op_hardswish_backward.redispatch(ks, grad_output, self)
+        record.output(result, node)
+        return result
+    return _op_hardswish_backward.redispatch(ks, grad_output, self)
+
+
+register_autograd('aten::hardswish_backward', _autograd_hardswish_backward)
+
+
+_op_hardswish_backward_out = _get_op('aten::hardswish_backward.out')
+
+
+def _autograd_hardswish_backward_out(ks, grad_output, self, out):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('hardswish_backward', grad_output, self, out)
+    result = _op_hardswish_backward_out.redispatch(ks, grad_output, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('hardswish_backward', grad_output, self, out)
+    return result
+
+
+register_autograd('aten::hardswish_backward.out', _autograd_hardswish_backward_out)
+
+
 _op_log_sigmoid_forward = _get_op('aten::log_sigmoid_forward')
 _fw_log_sigmoid_forward = FwSpec(_op_log_sigmoid_forward, (0,), (False,), 'functional', None)
 
@@ -6295,6 +6331,7 @@ def _autograd__softmax(ks, self, dim, half_to_float):
         node = _n.SoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
         result = _op__softmax.redispatch(ks, self, dim, half_to_float)
         record.output(result, node)
         node.result_ = record.save_output(result)
@@ -6376,6 +6413,7 @@ def _autograd__log_softmax(ks, self, dim, half_to_float):
         node = _n.LogSoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
         result = _op__log_softmax.redispatch(ks, self, dim, half_to_float)
         record.output(result, node)
         node.result_ = record.save_output(result)
@@ -6399,6 +6437,28 @@ def _autograd__log_softmax_out(ks, self, dim, half_to_float, out):
 
 
 register_autograd('aten::_log_softmax.out', _autograd__log_softmax_out)
+
+
+_op__log_softmax_backward_data = _get_op('aten::_log_softmax_backward_data')
+_fw__log_softmax_backward_data = FwSpec(_op__log_softmax_backward_data, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__log_softmax_backward_data, _autograd__log_softmax_backward_data, ks, grad_output, output, dim, input_dtype)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, output):
+        node = _n.LogSoftmaxBackwardDataBackward0()
+        node.next_edges = record.edges(grad_output, output)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.output_ = record.save(output)
+        node.dim_ = dim
+        result = _op__log_softmax_backward_data.redispatch(ks, grad_output, output, dim, input_dtype)
+        record.output(result, node)
+        return result
+    return _op__log_softmax_backward_data.redispatch(ks, grad_output, output, dim, input_dtype)
+
+
+register_autograd('aten::_log_softmax_backward_data', _autograd__log_softmax_backward_data)
 
 
 _op_native_layer_norm = _get_op('aten::native_layer_norm')

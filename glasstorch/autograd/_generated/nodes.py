@@ -7359,12 +7359,56 @@ def _HardswishBackward0_jvp(self_p, self_t, result):
     return _element_wise(lambda grad: _HardswishBackward0_0(grad, [grad], self_p), self_t)
 
 
+def _HardswishBackwardBackward0_0(grad, grads, grad_output, self):
+    return hardswish_backward(grad, self)
+
+
+def _HardswishBackwardBackward0_1(grad, grads, grad_output, self):
+    return hardswish_double_backward(grad, grad_output, self)
+
+
+class HardswishBackwardBackward0(NodeBase):
+    """Backward of ``hardswish_backward(Tensor grad_output, Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
+
+    __slots__ = ('grad_output_', 'self_')
+    _tensor_slots = ('grad_output_', 'self_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'HardswishBackwardBackward0')
+        self = _unpack(node, node.self_, 'HardswishBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HardswishBackwardBackward0_0(grad, grads, grad_output, self))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_HardswishBackwardBackward0_1(grad, grads, grad_output, self))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'HardswishBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'HardswishBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
 def _LogSigmoidBackward0_0(grad, grads, self, result):
     return log_sigmoid_backward(grad, self, result[1])
 
 
 class LogSigmoidBackward0(NodeBase):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:120)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -7406,7 +7450,7 @@ def _LogSigmoidBackwardBackward0_1(grad, grads, grad_output, self, buffer):
 
 
 class LogSigmoidBackwardBackward0(NodeBase):
-    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:120)."""
+    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:124)."""
 
     __slots__ = ('grad_output_', 'self_', 'buffer_')
     _tensor_slots = ('grad_output_', 'self_', 'buffer_')
@@ -7455,7 +7499,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(NodeBase):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:124)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:128)."""
 
     __slots__ = ('self_', 'dim_')
     _tensor_slots = ('self_',)
@@ -7484,14 +7528,14 @@ class GluBackward0(NodeBase):
         return self.dim_
 
 
-def _SoftmaxBackward0_0(grad, grads, dim, result):
-    return softmax_backward(grad, result, dim)
+def _SoftmaxBackward0_0(grad, grads, dim, self_dtype, result):
+    return softmax_backward_data(grad, result, dim, self_dtype)
 
 
 class SoftmaxBackward0(NodeBase):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:127)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
 
-    __slots__ = ('dim_', 'result_')
+    __slots__ = ('dim_', 'self_dtype_', 'result_')
     _tensor_slots = ('result_',)
     _inputs = ('self',)
 
@@ -7500,9 +7544,10 @@ class SoftmaxBackward0(NodeBase):
         grad = grads[0]
         result = wrap_saved(node.result_, 'SoftmaxBackward0', node)
         dim = node.dim_
+        self_dtype = node.self_dtype_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_SoftmaxBackward0_0(grad, grads, dim, result))
+            out[0] = unwrap(_SoftmaxBackward0_0(grad, grads, dim, self_dtype, result))
         return out
 
     @property
@@ -7531,7 +7576,7 @@ def _SoftmaxBackwardDataBackward0_1(grad, grads, grad_output, output, dim, input
 
 
 class SoftmaxBackwardDataBackward0(NodeBase):
-    """Backward of ``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
+    """Backward of ``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
 
     __slots__ = ('grad_output_', 'output_', 'dim_', 'input_dtype_')
     _tensor_slots = ('grad_output_', 'output_')
@@ -7581,7 +7626,7 @@ def _SafeSoftmaxBackward0_0(grad, grads, dim, self_dtype, result):
 
 
 class SafeSoftmaxBackward0(NodeBase):
-    """Backward of ``_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
+    """Backward of ``_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:139)."""
 
     __slots__ = ('dim_', 'self_dtype_', 'result_')
     _tensor_slots = ('result_',)
@@ -7611,14 +7656,14 @@ class SafeSoftmaxBackward0(NodeBase):
         return self.dim_
 
 
-def _LogSoftmaxBackward0_0(grad, grads, dim, result):
-    return log_softmax_backward(grad, result, dim)
+def _LogSoftmaxBackward0_0(grad, grads, dim, self_dtype, result):
+    return log_softmax_backward_data(grad, result, dim, self_dtype)
 
 
 class LogSoftmaxBackward0(NodeBase):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:138)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:142)."""
 
-    __slots__ = ('dim_', 'result_')
+    __slots__ = ('dim_', 'self_dtype_', 'result_')
     _tensor_slots = ('result_',)
     _inputs = ('self',)
 
@@ -7627,9 +7672,10 @@ class LogSoftmaxBackward0(NodeBase):
         grad = grads[0]
         result = wrap_saved(node.result_, 'LogSoftmaxBackward0', node)
         dim = node.dim_
+        self_dtype = node.self_dtype_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_LogSoftmaxBackward0_0(grad, grads, dim, result))
+            out[0] = unwrap(_LogSoftmaxBackward0_0(grad, grads, dim, self_dtype, result))
         return out
 
     @property
@@ -7649,12 +7695,61 @@ def _LogSoftmaxBackward0_jvp(self_p, self_t, dim, half_to_float, result):
     return self_t - (self_t * result.exp()).sum(dim, keepdim=True)
 
 
+def _LogSoftmaxBackwardDataBackward0_0(grad, grads, grad_output, output, dim):
+    return grad.to(output.dtype) - (grad.to(output.dtype) * output.exp()).sum(dim, keepdim=True)
+
+
+def _LogSoftmaxBackwardDataBackward0_1(grad, grads, grad_output, output, dim):
+    return (-grad_output.sum(dim, keepdim=True) * output.exp() * grad.to(output.dtype)).to(output.dtype)
+
+
+class LogSoftmaxBackwardDataBackward0(NodeBase):
+    """Backward of ``_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:146)."""
+
+    __slots__ = ('grad_output_', 'output_', 'dim_')
+    _tensor_slots = ('grad_output_', 'output_')
+    _inputs = ('grad_output', 'output')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'LogSoftmaxBackwardDataBackward0')
+        output = _unpack(node, node.output_, 'LogSoftmaxBackwardDataBackward0')
+        dim = node.dim_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogSoftmaxBackwardDataBackward0_0(grad, grads, grad_output, output, dim))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LogSoftmaxBackwardDataBackward0_1(grad, grads, grad_output, output, dim))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'LogSoftmaxBackwardDataBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_output(self):
+        return _unpack(self, self.output_, 'LogSoftmaxBackwardDataBackward0')
+
+    @property
+    def _raw_saved_output(self):
+        return self.output_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
 def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_shape, eps, result):
     return layer_norm_backward(grad, input, normalized_shape, result[1], result[2], weight, bias, eps)
 
 
 class NativeLayerNormBackward0(NodeBase):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:142)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -7735,7 +7830,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(NodeBase):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:147)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:155)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -7789,7 +7884,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(NodeBase):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7888,7 +7983,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:155)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:163)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7987,7 +8082,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(NodeBase):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:160)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:168)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -8068,7 +8163,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:165)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:173)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8162,7 +8257,7 @@ def _BatchNormWithUpdateBackward0_0(grad, grads, input, weight, bias, running_me
 
 
 class BatchNormWithUpdateBackward0(NodeBase):
-    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:170)."""
+    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:178)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8252,7 +8347,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:174)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:182)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -8339,7 +8434,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:177)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:185)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -8386,7 +8481,7 @@ def _NativeDropoutBackwardBackward0_1(grad, grads, grad_output, mask, scale):
 
 
 class NativeDropoutBackwardBackward0(NodeBase):
-    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:182)."""
+    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:190)."""
 
     __slots__ = ('grad_output_', 'mask_', 'scale_')
     _tensor_slots = ('grad_output_', 'mask_')
@@ -8431,7 +8526,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:186)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:194)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -8475,7 +8570,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:193)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:201)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8495,7 +8590,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:197)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:205)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
@@ -9314,7 +9409,7 @@ def _AddcdivBackward0_0(grad, grads, tensor1, tensor2, value):
 
 
 def _AddcdivBackward0_1(grad, grads, tensor1, tensor2, value):
-    return grad * (value / tensor2).conj()
+    return grad * scalar_div(value, tensor2).conj()
 
 
 def _AddcdivBackward0_2(grad, grads, tensor1, tensor2, value):

@@ -1,13 +1,11 @@
-"""Activation and softmax CPU kernels — PyTorch's ``Activation.cpp``, ``SoftMax.cpp``, ``GatedLinearUnit.cpp``
-and their ``cpu/Activation.cpp`` / ``cpu/SoftMaxKernel.cpp`` loops, on numpy.
+"""Activation CPU kernels — PyTorch's ``Activation.cpp``, ``GatedLinearUnit.cpp`` and their ``cpu/Activation.cpp``
+loops, on numpy (softmax is in ``softmax.py``).
 
 Pointwise activations are *structured*: ``kernel(self, <scalars...>, out)`` lets TensorIterator check
 and allocate (``out=None``), then evaluates one numpy expression.  Like PyTorch's kernels, float16 and
 bfloat16 inputs are computed in float32 (the "opmath" type) and rounded once when stored; float64 stays
 float64.  Each kernel accepts the dtypes PyTorch's ``AT_DISPATCH`` accepts and raises PyTorch's
 ``"<kernel name>" not implemented for '<dtype>'`` otherwise.
-
-Softmax and log-softmax subtract the maximum along ``dim`` first, so large inputs cannot overflow.
 
 Also here: ``embedding`` and ``embedding_renorm_`` (PyTorch's ``Embedding.cpp``), which are lookups rather than
 activations but belong to the same ``nn.functional`` family.
@@ -26,19 +24,21 @@ from ...._core import shape as _shape
 from ...._device import cpu_features as _cpu
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...._tensor.views import type_string
-from ...tensor_iterator import build, dense_scalar, resize_out
+from ...tensor_iterator import build, dense_scalar
 from . import ckernels as _ck
 from . import ckernels_src as _ck_src
 from .copy import cast_ready
+from .pointwise_support import cast_outputs
 
 __all__ = [
     "relu_kernel", "relu_inplace_kernel", "gelu_out", "gelu_backward_out", "silu_out", "softplus_out", "elu_out",
     "leaky_relu_out",
-    "hardtanh_out", "hardsigmoid_out", "hardswish_out", "mish_out", "threshold_out", "threshold_backward_out",
+    "hardtanh_out", "hardsigmoid_out", "hardswish_out", "mish_out", "silu_backward_out", "mish_backward_kernel",
+    "hardswish_backward_out", "threshold_out", "threshold_backward_out",
     "leaky_relu_backward_out", "hardtanh_backward_out", "log_sigmoid_backward_out", "hardsigmoid_backward_out",
     "elu_backward_out",
     "log_sigmoid_forward_out",
-    "glu_out", "softmax_out", "log_softmax_out", "embedding_kernel", "embedding_renorm_kernel",
+    "glu_out", "embedding_kernel", "embedding_renorm_kernel",
     "FLOATING", "not_implemented", "opmath", "typemeta_name", "check_out_dtype",
 ]
 
@@ -210,12 +210,13 @@ def threshold_backward_out(grad_output, self, threshold, out=None):
     return it.out
 
 
-def _grad_kernel(out, inputs, kname, fn, dtypes=FLOATING, compute=None, check_same_dtype=False):
+def _grad_kernel(out, inputs, kname, fn, dtypes=FLOATING, compute=None, check_same_dtype=False, cast=False):
     """A structured ``*_backward`` kernel of two (or more) tensors: broadcast and promoted as a binary op
     (``inputs`` in the order PyTorch's iterator takes them: its broadcast errors and output layout follow; with
     ``check_same_dtype`` all of one dtype, as iterators that check it), ``dtypes`` only (floating by default),
-    ``fn(a, b, ..., ct)`` computed in the opmath type ``ct`` (or ``compute(dtype)``) and rounded once."""
-    it = build((out,), inputs, check_same_dtype=check_same_dtype)
+    ``fn(a, b, ..., ct)`` computed in the opmath type ``ct`` (or ``compute(dtype)``) and rounded once; with
+    ``cast`` a given ``out`` of another dtype receives the common-dtype result (``cast_common_dtype_to_outputs``)."""
+    it = build((out,), inputs, check_same_dtype=check_same_dtype, cast_outputs=cast)
     dt = it.common_dtype
     if dt not in dtypes:
         raise not_implemented(kname, dt)
@@ -224,6 +225,8 @@ def _grad_kernel(out, inputs, kname, fn, dtypes=FLOATING, compute=None, check_sa
         arrays = [np.asarray(x).astype(ct, copy=False) for x in it.ins_np]
         with np.errstate(all="ignore"):
             np.copyto(it.out_np, fn(*arrays, ct), casting="unsafe")
+        if cast:
+            cast_outputs(it)
     return it.out
 
 
@@ -412,6 +415,56 @@ def silu_out(self, out):
     return _pointwise(self, out, "silu_cpu", lambda x: x / (1 + np.exp(-x)), FLOATING | _COMPLEX)
 
 
+def _exp32(x):
+    """float32 ``exp`` as accurate as PyTorch's vector exp (Sleef u10)."""
+    return _libm32(np.exp, x)
+
+
+def _libm32(f, x):
+    """A float32 math function correctly rounded (in double, then to float); other types as is."""
+    return f(x.astype(np.float64)).astype(np.float32) if x.dtype == np.float32 else f(x)
+
+
+def _mul_add(a, b, c):
+    """``a * b + c`` rounded once in float32, as the fused multiply-add the compiler makes of PyTorch's vector
+    ``+`` and ``*`` (the product is exact in double); other types as is."""
+    if a.dtype != np.float32:
+        return a * b + c
+    return (a.astype(np.float64) * b + c).astype(np.float32)
+
+
+def _sigmoid(x):
+    one = x.dtype.type(1)
+    return one / (one + _exp32(-x))
+
+
+def silu_backward_out(grad_output, self, out=None):
+    """``grad * s * (1 + x * (1 - s))`` with ``s = sigmoid(x)``, in the opmath type and rounded once (complex too)."""
+    def fn(g, x, ct):
+        s = _sigmoid(x)
+        one = x.dtype.type(1)
+        return g * s * _mul_add(x, one - s, one)
+    return _grad_kernel(out, (grad_output, self), "silu_backward_cpu", fn, FLOATING | _COMPLEX)
+
+
+def mish_backward_kernel(grad_output, self):
+    """``grad * (t + x * s * (1 - t * t))`` with ``s = sigmoid(x)`` and ``t = tanh(log1p(exp(x)))``."""
+    def fn(g, x, ct):
+        one = x.dtype.type(1)
+        t = _libm32(np.tanh, _libm32(np.log1p, _exp32(x)))
+        return g * _mul_add(x * _sigmoid(x), one - t * t, t)
+    # PyTorch's kernel writes a result of the input's dtype (empty({0}, input.options())), cast from the common one
+    out = empty_contiguous((0,), self.dtype, self.device)
+    return _grad_kernel(out, (grad_output, self), "mish_backward_cpu", fn, cast=True)
+
+
+def hardswish_backward_out(grad_output, self, out=None):
+    """``0`` up to -3, ``grad * (x / 3 + 1/2)`` below 3, ``grad`` from 3 on."""
+    def fn(g, x, ct):
+        return np.where(x <= -3, ct.type(0), np.where(x < 3, g * (x / ct.type(3) + ct.type(0.5)), g))
+    return _grad_kernel(out, (grad_output, self), "hardswish_backward_cpu", fn)
+
+
 def softplus_out(self, beta, threshold, out):
     """``log(1 + exp(beta * x)) / beta``, or ``x`` itself where ``beta * x > threshold``."""
     def fn(x):
@@ -526,43 +579,6 @@ def glu_out(self, dim, out):
         with np.errstate(all="ignore"):
             np.copyto(it.out_np, a / (1 + np.exp(-b)), casting="unsafe")
     return it.out
-
-
-# -- softmax --------------------------------------------------------------------------------------------------
-def _softmax_common(self, dim, half_to_float, out, log: bool):
-    d = _shape.wrap_dim(dim, self.ndim)
-    if out is None:
-        out = empty_contiguous(self.sizes, self.dtype, self.device)
-    else:
-        check_out_dtype(out, self.dtype)
-        resize_out(out, self.sizes)
-    if half_to_float:
-        raise RuntimeError("softmax with half to float conversion is not supported on CPU")
-    if self.numel() == 0 or out.storage._data is None:
-        return out
-    name = "log_softmax" if log else "softmax"
-    lastdim = self.ndim == 0 or d == self.ndim - 1
-    if self.dtype not in FLOATING:
-        raise not_implemented(f"{name}_lastdim_kernel_impl" if lastdim else f"{name}_kernel_impl", self.dtype)
-    x = self.as_numpy().reshape(self.sizes or (1,)).astype(opmath(self.dtype), copy=False)
-    axis = d if self.ndim else 0
-    with np.errstate(all="ignore"):
-        shifted = x - np.max(x, axis=axis, keepdims=True)
-        e = np.exp(shifted)
-        total = np.sum(e, axis=axis, keepdims=True)
-        res = shifted - np.log(total) if log else e / total
-    np.copyto(out.as_numpy(), res.reshape(self.sizes), casting="unsafe")
-    return out
-
-
-def softmax_out(self, dim, half_to_float, out):
-    """``exp(x - max) / sum(exp(x - max))`` along ``dim``; the result is contiguous."""
-    return _softmax_common(self, dim, half_to_float, out, log=False)
-
-
-def log_softmax_out(self, dim, half_to_float, out):
-    """``x - max - log(sum(exp(x - max)))`` along ``dim``."""
-    return _softmax_common(self, dim, half_to_float, out, log=True)
 
 
 # -- embedding --------------------------------------------------------------------------------------------------

@@ -112,6 +112,7 @@ from .pointwise_support import (
     unary,
     unary_complex_to_float,
 )
+from .vector_lanes import half_vector_width, iterator_mask
 
 
 # -- unary: same dtype -------------------------------------------------------------------------------------
@@ -237,10 +238,16 @@ acosh_out = _float_unary(np.arccosh, "acosh")
 atanh_out = _float_unary(np.arctanh, "atanh")
 
 
-def _rsqrt(x, out, dt):
+def _rsqrt(x, out, dt, blocks=1):
+    """``1 / sqrt(x)``; in a half type the scalar op (TensorIterator's tails, strided runs) rounds ``sqrt(x)`` to
+    that type before dividing, the vector op does not (Note [Vector and scalar lanes]).  ``blocks``: half vectors
+    per vector step, 1 for the rsqrt operator and 2 for pow's call of the kernel (as measured against torch)."""
     c = _opmath(dt).np
-    buf = _scratch(out, c)
+    buf = _scratch(out, c, x)
     np.sqrt(x, out=buf, dtype=c, casting="unsafe")
+    if dt in (_dt.float16, _dt.bfloat16) and buf.size:
+        scalar = buf.astype(dt.np).astype(c)
+        np.copyto(buf, scalar, where=~iterator_mask((out, x), blocks * half_vector_width()))
     np.reciprocal(buf, out=buf)
     _finish(out, buf)
 
@@ -643,9 +650,9 @@ xlogy_out = binary(_xlogy, name="xlogy", float_op=True, ufunc=False, dispatch=Di
 
 # pow ------------------------------------------------------------------------------------------------------
 def _pow_tensor_scalar(x, e, out, dt):
-    """PyTorch's ``pow_tensor_scalar_kernel``: sqrt/rsqrt/reciprocal fast paths for 0.5/-0.5/-1, square and
-    cube as products (and 1/(x*x) for -2) except for float16; otherwise ``pow`` with the exponent converted
-    to the tensor's dtype.  Integers use powi."""
+    """PyTorch's ``pow_tensor_scalar_kernel``: sqrt/rsqrt/reciprocal fast paths for 0.5/-0.5/-1 (rsqrt not for
+    float16), square and cube as products (and 1/(x*x) for -2) except for float16; otherwise ``pow`` with the
+    exponent converted to the tensor's dtype.  Integers use powi."""
     npdt = dt.np
     if dt.is_complex:
         _pow_complex(x, scalar_np(e, dt), out, dt)
@@ -655,8 +662,8 @@ def _pow_tensor_scalar(x, e, out, dt):
         if e == 0.5:
             np.sqrt(x, out=out, dtype=npdt, casting="unsafe")
             return
-        if e == -0.5:
-            _rsqrt(x, out, dt)
+        if e == -0.5 and dt is not _F16:  # float16 takes std::pow, rounded once (no rsqrt lanes)
+            _rsqrt(x, out, dt, blocks=2)
             return
         if e == -1:
             np.reciprocal(x, out=out, dtype=npdt, casting="unsafe")
