@@ -1221,6 +1221,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     outer as _op_outer,
     outer_out as _op_outer_out,
     pad as _op_pad,
+    pairwise_distance as _op_pairwise_distance,
     pdist as _op_pdist,
     permute as _op_permute,
     permute_copy as _op_permute_copy,

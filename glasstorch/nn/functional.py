@@ -24,6 +24,7 @@ from glasstorch._generated import functions as _gen
 
 # torch._C._nn bindings, used as they are by torch.nn.functional
 cosine_similarity = _gen.cosine_similarity  # aten::cosine_similarity (Distance.cpp's composite)
+pairwise_distance = _gen.pairwise_distance  # aten::pairwise_distance, likewise
 gelu = _gen.gelu
 softplus = _gen.softplus
 logsigmoid = _gen.log_sigmoid
@@ -791,12 +792,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     if out is None:
         return input / denom
     return _torch.div(input, denom, out=out)
-
-
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """``||x1 - x2 + eps||_p`` over the last dim."""
-    last = max(x1.dim(), x2.dim()) - 1
-    return _torch.linalg.vector_norm(x1 - x2 + eps, p, dim=last, keepdim=keepdim)
 
 
 # multi-head attention: its own file (nn/_mha.py), re-exported here as torch.nn.functional has it

@@ -357,6 +357,17 @@ def cosine_similarity_errors():
             ErrorSample((T((3, 2)), T((4, 2))), {"dim": 0}, name="broadcast")]
 
 
+def pairwise_distance_samples(dtype):
+    x1, x2 = T((4, 5)), T((4, 5), seed=1)
+    yield Sample((x1, x2), name="default p=2")
+    yield Sample((x1, x2), {"p": 1.0, "keepdim": True}, name="p=1 keepdim")
+    yield Sample((x1, x2), {"p": 0.5, "eps": 1e-3}, name="p=0.5 eps")
+    yield Sample((T((2, 3, 4)), T((4,), seed=1)), {"p": float("inf")}, name="broadcast, inf norm")
+    yield Sample((T(()), T((), seed=1)), name="0-dim")
+    yield Sample((T((3,), dtype="int64", low=-3, high=4), T((3,), dtype="int64", low=-3, high=4, seed=1)),
+                 name="integral: the eps makes it float")
+
+
 def _aten_backward(name):
     """``torch.ops.aten.<name>`` for a bindingless NLL backward (``out=``: its ``grad_input``)."""
     def get(lib):
@@ -560,4 +571,6 @@ OPS = [
     OpInfo("cosine_similarity", aten=("cosine_similarity",), samples=cosine_similarity_samples, dtypes=LOSS_DTYPES,
            errors=cosine_similarity_errors),
     OpInfo("nn.functional.cosine_similarity", aten=(), samples=cosine_similarity_samples, dtypes=LOSS_DTYPES),
+    OpInfo("pairwise_distance", aten=("pairwise_distance",), samples=pairwise_distance_samples, dtypes=LOSS_DTYPES),
+    OpInfo("nn.functional.pairwise_distance", aten=(), samples=pairwise_distance_samples, dtypes=LOSS_DTYPES),
 ]

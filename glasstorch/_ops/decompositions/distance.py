@@ -5,6 +5,9 @@ dtype, both sides expanded to one shape, each divided by its own 2-norm clamped 
 the autograd keys excluded, on a clone of the norm, so the gradient is that of the unclamped norm), then
 multiplied and summed.
 
+``pairwise_distance`` is ATen's: the ``p``-norm of ``x1 - x2 + eps`` over the innermost dimension of the
+broadcast result (``aten::norm``, so its node is NormBackward1, as torch's).
+
 Invariant: nothing here touches tensor data; every computation is another operator call.
 """
 
@@ -16,7 +19,7 @@ from ..._core import shape as _shape
 from ..aten import aten
 from ..tensor_iterator import common_dtype
 
-__all__ = ["cosine_similarity"]
+__all__ = ["cosine_similarity", "pairwise_distance"]
 
 
 def _expand_outplace(a, b):
@@ -46,3 +49,8 @@ def cosine_similarity(x1, x2, dim, eps):
     x1, x2 = _expand_outplace(x1, x2)
     return aten.sum_dim_IntList(aten.mul_Tensor(aten.div_Tensor(x1, _clamped_norm(x1, dim, eps)),
                                                 aten.div_Tensor(x2, _clamped_norm(x2, dim, eps))), [dim], False, None)
+
+
+def pairwise_distance(x1, x2, p, eps, keepdim):
+    innermost = max(len(x1.sizes), len(x2.sizes)) - 1
+    return aten.norm_ScalarOpt_dim(aten.add_Scalar(aten.sub_Tensor(x1, x2, 1), eps, 1), p, [innermost], keepdim)
