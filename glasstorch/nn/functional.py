@@ -820,6 +820,8 @@ from ._pool_functional import (  # noqa: E402,F401
     avg_pool3d,
     channel_shuffle,
     fold,
+    GRID_SAMPLE_INTERPOLATION_MODES,
+    GRID_SAMPLE_PADDING_MODES,
     grid_sample,
     interpolate,
     local_response_norm,

@@ -82,7 +82,10 @@ def _error(lib, fn):
     lambda L: L.grid_sampler_2d(L.zeros(1, 1, 0, 2), L.zeros(1, 2, 2, 2), 0, 0, False),
     lambda L: L.grid_sampler_2d(L.zeros(1, 1, 2, 2), L.zeros(1, 2, 2, 2, dtype=L.float64), 0, 0, False),
     lambda L: L.grid_sampler_3d(L.zeros(1, 1, 2, 2, 2), L.zeros(1, 2, 2, 2, 3), 2, 0, False),
-], ids=["mode", "padding", "batch", "last-dim", "empty", "dtype", "bicubic-3d"])
+    # the last-dimension check counts the input's spatial dims, and runs before the dimensionality check
+    lambda L: L.nn.functional.grid_sample(L.zeros(1, 2, 2), L.zeros(1, 1, 1, 2), align_corners=False),
+    lambda L: L.nn.functional.grid_sample(L.zeros(1, 1, 2, 2), L.zeros(1, 1, 1, 1, 3), align_corners=False),
+], ids=["mode", "padding", "batch", "last-dim", "empty", "dtype", "bicubic-3d", "3-d input", "5-d grid"])
 def test_grid_sample_errors_match_torch(case):
     assert _error(gt, case) == _error(torch, case)
 
@@ -90,3 +93,24 @@ def test_grid_sample_errors_match_torch(case):
 def test_grid_sample_warns_without_align_corners():
     with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
         gt.nn.functional.grid_sample(gt.zeros(1, 1, 2, 2), gt.zeros(1, 2, 2, 2))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_grid_sample_zero_channels_and_empty_grid(mode):
+    """No channels, or an empty output grid: empty results and gradients, as torch's."""
+    n = 2 if mode == "bicubic" else 3
+    for x_shape, g_shape in (((3, 0, *[4] * n), (3, *[2] * n, n)), ((3, 2, *[4] * n), (3, 0, *[2] * (n - 1), n))):
+        results = []
+        for lib in (torch, gt):
+            x = lib.ones(*x_shape, requires_grad=True)
+            grid = lib.zeros(*g_shape, requires_grad=True)
+            out = lib.nn.functional.grid_sample(x, grid, mode=mode, align_corners=False)
+            out.sum().backward()
+            results.append((out, x.grad, grid.grad))
+        for a, b in zip(results[0], results[1], strict=True):
+            assert_same(b, a)
+
+
+def test_grid_sample_mode_tables_are_torchs():
+    assert gt.nn.functional.GRID_SAMPLE_INTERPOLATION_MODES == torch.nn.functional.GRID_SAMPLE_INTERPOLATION_MODES
+    assert gt.nn.functional.GRID_SAMPLE_PADDING_MODES == torch.nn.functional.GRID_SAMPLE_PADDING_MODES

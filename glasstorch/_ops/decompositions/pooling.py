@@ -6,6 +6,8 @@ Invariant: nothing here touches tensor data; every computation is another operat
 
 from __future__ import annotations
 
+import math
+
 from ..._core import dtype as _dt
 from ..aten import aten
 from ..kernels.cpu.conv import pooling_output_shape
@@ -173,7 +175,7 @@ def _grid_checks(input, grid, interpolation_mode, n):
     if input.sizes[:1] != grid.sizes[:1] or input.ndim < 1 or grid.ndim < 1:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
                            f"sizes {_fmt(input.sizes)} and grid with sizes {_fmt(grid.sizes)}")
-    if grid.sizes[-1] != grid.ndim - 2:
+    if grid.sizes[-1] != input.ndim - 2:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but "
                            f"got grid with sizes {_fmt(grid.sizes)}")
     for i in range(2, input.ndim):
@@ -251,7 +253,7 @@ def _gather_points(flat, idx, sizes, out_spatial):
         ci = aten._to_copy(aten.clamp(c, 0, s - 1), _dt.int64, None, None, None, False, None)
         lin = ci if lin is None else _add(aten.mul_Scalar(lin, s), ci)
     n, ch = flat.sizes[0], flat.sizes[1]
-    lin = aten.expand(aten.unsqueeze(aten.reshape(lin, [n, -1]), 1), [n, ch, lin.numel() // max(n, 1)], False)
+    lin = aten.expand(aten.unsqueeze(aten.reshape(lin, [n, math.prod(out_spatial)]), 1), [n, ch, math.prod(out_spatial)], False)
     vals = aten.reshape(aten.gather(flat, 2, lin, False), [n, ch, *out_spatial])
     return aten.where_ScalarOther(aten.unsqueeze(inside, 1), vals, 0)
 
@@ -277,7 +279,7 @@ def _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners, n
     sizes = list(input.sizes[2:])
     out_spatial = list(grid.sizes[1:-1])
     nb, ch = input.sizes[0], input.sizes[1]
-    flat = aten.reshape(input, [nb, ch, -1])
+    flat = aten.reshape(input, [nb, ch, math.prod(sizes)])  # spelled out: -1 is ambiguous with 0 channels
     # the grid's last axis holds (x, y[, z]): x indexes the last input dim
     coords = [aten.select_int(grid, -1, n - 1 - d) for d in range(n)]
     raw = [_unnormalize(c, s, align_corners, n) for c, s in zip(coords, sizes, strict=True)]
