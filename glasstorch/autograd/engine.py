@@ -31,7 +31,7 @@ import time
 from .._core import shape as _shape
 from .._core import thread_state
 from .._core.dispatch_key import MATH_BITS, bit
-from .._core.layout import contiguous_format
+from .._core.layout import contiguous_format, sparse_coo
 from .._core.user_warning import warn_once
 from .._ops.aten import aten
 from .._ops.decompositions.reduce import sum_to
@@ -650,8 +650,11 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
 
 def _first_sparse_grad(grad: TensorImpl, steal: bool) -> TensorImpl:
     """A leaf's first gradient when it is sparse: a new sparse tensor over the same parts when the engine alone
-    holds it, else a clone (PyTorch's AccumulateGrad cannot detach a sparse tensor, so it never stores it as is)."""
-    if steal and grad.autograd is None and _refcount(grad) <= _REFS_STOLEN - 1:  # no `t` of _sole_owner here
+    holds it and its indices and values are contiguous, else a clone (PyTorch's AccumulateGrad cannot detach a
+    sparse tensor, so it never stores it as is)."""
+    parts = grad.sparse
+    contiguous = parts.indices.is_contiguous() and parts.values.is_contiguous() if parts.layout is sparse_coo else True
+    if steal and contiguous and grad.autograd is None and _refcount(grad) <= _REFS_STOLEN - 1:  # no `t` here
         out = grad.view_impl(grad.sizes, grad.strides, grad.offset)
         out.version = VersionCounter()
         return out

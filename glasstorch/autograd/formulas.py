@@ -958,7 +958,9 @@ def glu_backward(grad, x, dim):
 
 
 # -- embedding and losses ------------------------------------------------------------------------------------------
-def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq=False):
+def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq=False, sparse=False):
+    if sparse:
+        return embedding_sparse_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq)
     d = grad.shape[-1]
     flat = indices.reshape(-1)
     g = grad.reshape(-1, d)
@@ -970,6 +972,20 @@ def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_fr
         g = g * (flat != padding_idx).unsqueeze(1)
     out = _T.zeros(num_weights, d, dtype=grad.dtype, device=grad.device)
     return out.index_add(0, flat, g)
+
+
+def embedding_sparse_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """A COO gradient of the weight: one row of ``grad`` per looked-up index, the padding index's rows left out
+    (uncoalesced, as PyTorch's)."""
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    d = grad.shape[-1]
+    flat = indices.reshape(-1)
+    values = grad.reshape(-1, d)
+    if padding_idx is not None and padding_idx != -1:
+        keep = flat != padding_idx
+        flat, values = flat[keep], values[keep]
+    return _T.sparse_coo_tensor(flat.reshape(1, -1).long(), values, (num_weights, d), check_invariants=False)
 
 
 def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_weight):

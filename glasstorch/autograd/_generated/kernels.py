@@ -6715,6 +6715,7 @@ def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sp
         node.indices_ = record.save(indices)
         node.padding_idx_ = padding_idx
         node.scale_grad_by_freq_ = scale_grad_by_freq
+        node.sparse_ = sparse
         node.weight_sizes_ = record.meta(weight, 'sizes')
         result = _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
         record.output(result, node)

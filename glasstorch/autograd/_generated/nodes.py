@@ -8426,14 +8426,14 @@ class NativeDropoutBackwardBackward0(NodeBase):
         return self.scale_
 
 
-def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, weight_sizes):
-    return embedding_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq)
+def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, sparse, weight_sizes):
+    return embedding_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq, sparse)
 
 
 class EmbeddingBackward0(NodeBase):
     """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:186)."""
 
-    __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
+    __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'sparse_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
     _inputs = ('weight',)
 
@@ -8443,10 +8443,11 @@ class EmbeddingBackward0(NodeBase):
         indices = _unpack(node, node.indices_, 'EmbeddingBackward0')
         padding_idx = node.padding_idx_
         scale_grad_by_freq = node.scale_grad_by_freq_
+        sparse = node.sparse_
         weight_sizes = node.weight_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, weight_sizes))
+            out[0] = unwrap(_EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, sparse, weight_sizes))
         return out
 
     @property
@@ -8464,6 +8465,10 @@ class EmbeddingBackward0(NodeBase):
     @property
     def _saved_scale_grad_by_freq(self):
         return self.scale_grad_by_freq_
+
+    @property
+    def _saved_sparse(self):
+        return self.sparse_
 
     @property
     def _saved_weight_sym_sizes(self):
