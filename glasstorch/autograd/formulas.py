@@ -1225,10 +1225,12 @@ def convolution_jvp(inp_p, inp_t, weight_p, weight_t, bias_t, stride, padding, d
     return out
 
 
-def convolution_backward(grad, inp, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    """(d input, d weight, d bias) of convolution: ``aten::convolution_backward`` (d bias only with a bias)."""
-    mask = [True, True, bias is not None]
-    bias_sizes = None if bias is None else list(bias.shape)
+def convolution_backward(grad, inp, weight, bias_sizes, stride, padding, dilation, transposed, output_padding,
+                         groups):
+    """(d input, d weight, d bias) of convolution: ``aten::convolution_backward`` (d bias only with a bias; the
+    node keeps the bias's sizes, not the bias, as PyTorch's)."""
+    mask = [True, True, bias_sizes is not None]
+    bias_sizes = None if bias_sizes is None else list(bias_sizes)
     return _T.ops.aten.convolution_backward(grad, inp, weight, bias_sizes, list(stride), list(padding),
                                             list(dilation), transposed, list(output_padding), groups, mask)
 

@@ -261,13 +261,13 @@ def _autograd_convolution(ks, input, weight, bias, stride, padding, dilation, tr
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
         node.weight_ = record.save(weight)
-        node.bias_ = record.save(bias)
         node.stride_ = stride
         node.padding_ = padding
         node.dilation_ = dilation
         node.transposed_ = transposed
         node.output_padding_ = output_padding
         node.groups_ = groups
+        node.bias_sizes_ = record.meta(bias, 'sizes')
         result = _op_convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
         record.output(result, node)
         return result
@@ -289,13 +289,13 @@ def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, t
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
         node.weight_ = record.save(weight)
-        node.bias_ = record.save(bias)
         node.stride_ = stride
         node.padding_ = padding
         node.dilation_ = dilation
         node.transposed_ = transposed
         node.output_padding_ = output_padding
         node.groups_ = groups
+        node.bias_sizes_ = record.meta(bias, 'sizes')
         result = _op__convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
         record.output(result, node)
         return result

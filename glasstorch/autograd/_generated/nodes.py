@@ -245,21 +245,20 @@ class ComplexBackward0(NodeBase):
         return out
 
 
-def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+def _ConvolutionBackward0_0(grad, grads, input, weight, stride, padding, dilation, transposed, output_padding, groups, bias_sizes):
+    return convolution_backward(grad, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups)
 
 
 class ConvolutionBackward0(NodeBase):
     """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:5)."""
 
-    __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
-    _tensor_slots = ('input_', 'weight_', 'bias_')
+    __slots__ = ('input_', 'weight_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_', 'bias_sizes_')
+    _tensor_slots = ('input_', 'weight_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        bias = _unpack(node, node.bias_, 'ConvolutionBackward0')
         input = _unpack(node, node.input_, 'ConvolutionBackward0')
         weight = _unpack(node, node.weight_, 'ConvolutionBackward0')
         stride = node.stride_
@@ -268,9 +267,10 @@ class ConvolutionBackward0(NodeBase):
         transposed = node.transposed_
         output_padding = node.output_padding_
         groups = node.groups_
+        bias_sizes = node.bias_sizes_
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
-            res = _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            res = _ConvolutionBackward0_0(grad, grads, input, weight, stride, padding, dilation, transposed, output_padding, groups, bias_sizes)
             out[0] = unwrap(res[0])
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
@@ -293,14 +293,6 @@ class ConvolutionBackward0(NodeBase):
         return self.weight_
 
     @property
-    def _saved_bias(self):
-        return _unpack(self, self.bias_, 'ConvolutionBackward0')
-
-    @property
-    def _raw_saved_bias(self):
-        return self.bias_
-
-    @property
     def _saved_stride(self):
         return self.stride_
 
@@ -324,26 +316,29 @@ class ConvolutionBackward0(NodeBase):
     def _saved_groups(self):
         return self.groups_
 
+    @property
+    def _saved_bias_sym_sizes_opt(self):
+        return (0,) if self.bias_sizes_ is None else tuple(self.bias_sizes_)
+
 
 def _ConvolutionBackward0_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed, output_padding, groups, result):
     return convolution_jvp(input_p, input_t, weight_p, weight_t, bias_t, stride, padding, dilation, transposed, output_padding, groups)
 
 
-def _ConvolutionBackward1_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+def _ConvolutionBackward1_0(grad, grads, input, weight, stride, padding, dilation, transposed, output_padding, groups, bias_sizes):
+    return convolution_backward(grad, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups)
 
 
 class ConvolutionBackward1(NodeBase):
     """Backward of ``_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:9)."""
 
-    __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
-    _tensor_slots = ('input_', 'weight_', 'bias_')
+    __slots__ = ('input_', 'weight_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_', 'bias_sizes_')
+    _tensor_slots = ('input_', 'weight_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        bias = _unpack(node, node.bias_, 'ConvolutionBackward1')
         input = _unpack(node, node.input_, 'ConvolutionBackward1')
         weight = _unpack(node, node.weight_, 'ConvolutionBackward1')
         stride = node.stride_
@@ -352,9 +347,10 @@ class ConvolutionBackward1(NodeBase):
         transposed = node.transposed_
         output_padding = node.output_padding_
         groups = node.groups_
+        bias_sizes = node.bias_sizes_
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
-            res = _ConvolutionBackward1_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            res = _ConvolutionBackward1_0(grad, grads, input, weight, stride, padding, dilation, transposed, output_padding, groups, bias_sizes)
             out[0] = unwrap(res[0])
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
@@ -377,14 +373,6 @@ class ConvolutionBackward1(NodeBase):
         return self.weight_
 
     @property
-    def _saved_bias(self):
-        return _unpack(self, self.bias_, 'ConvolutionBackward1')
-
-    @property
-    def _raw_saved_bias(self):
-        return self.bias_
-
-    @property
     def _saved_stride(self):
         return self.stride_
 
@@ -407,6 +395,10 @@ class ConvolutionBackward1(NodeBase):
     @property
     def _saved_groups(self):
         return self.groups_
+
+    @property
+    def _saved_bias_sym_sizes_opt(self):
+        return (0,) if self.bias_sizes_ is None else tuple(self.bias_sizes_)
 
 
 def _ConvolutionBackward1_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32, result):
