@@ -17,6 +17,7 @@ import math
 from .._core.dispatch_key import bit as _bit
 from .._core.dispatch_key import tls as _tls
 from .._core.user_warning import warn as _warn
+from .basic_ops import DelayedError
 from .forward_grad import is_fw_grad_defined
 
 __all__ = [
@@ -47,7 +48,7 @@ __all__ = [
     "gather_backward", "unsafe_masked_index_backward", "unsafe_masked_index_of", "index_select_backward",
     "index_backward", "aten_index", "aten_index_put",
     "masked_fill_value_backward", "masked_select_backward", "masked_scatter_source_backward", "take_backward",
-    "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
+    "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward", "unsupported_double_backward",
     # activations, losses, normalisation, convolution, pooling
     "softmax_backward", "softmax_backward_data", "softmax_double_backward", "native_dropout_double_backward",
     "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
@@ -760,6 +761,12 @@ def index_fill_value_backward(grad, dim, index):
     return grad.index_select(dim, _T.unique(index.reshape(-1))).sum()
 
 
+def unsupported_double_backward(msg: str, grad):
+    """``grad`` as it is, but differentiating it again raises ``msg`` (PyTorch wraps such a gradient in a
+    ``DelayedError`` node where its formula is only right to first order)."""
+    return DelayedError(msg, 1)(grad)
+
+
 def scatter_reduce_backward(grad, x, dim, index, src, reduce, include_self, result):
     """(d self, d src) of scatter_reduce for sum / prod / mean / amax / amin."""
     if reduce == "sum":
@@ -775,6 +782,9 @@ def scatter_reduce_backward(grad, x, dim, index, src, reduce, include_self, resu
         masked_src_result = x.scatter_reduce(dim, index, masked_src, reduce, include_self=include_self)
         gsrc = _T.where(src_single_zero, (grad * masked_src_result).gather(dim, index),
                         (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+        if bool((src_num_zeros > 1).any()):
+            gsrc = unsupported_double_backward("scatter_reduce(): Double backward is unsupported for src when >1 "
+                                               "zeros in src are scattered to the same position in self", gsrc)
     elif reduce == "mean":
         n = _T.ones_like(grad) if include_self else _T.zeros_like(grad)
         n = n.scatter_add(dim, index, _T.ones_like(src))
