@@ -294,15 +294,15 @@ class ConvolutionBackward0(NodeBase):
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_transposed(self):
@@ -310,7 +310,7 @@ class ConvolutionBackward0(NodeBase):
 
     @property
     def _saved_output_padding(self):
-        return self.output_padding_
+        return None if self.output_padding_ is None else tuple(self.output_padding_)
 
     @property
     def _saved_groups(self):
@@ -374,15 +374,15 @@ class ConvolutionBackward1(NodeBase):
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_transposed(self):
@@ -390,7 +390,7 @@ class ConvolutionBackward1(NodeBase):
 
     @property
     def _saved_output_padding(self):
-        return self.output_padding_
+        return None if self.output_padding_ is None else tuple(self.output_padding_)
 
     @property
     def _saved_groups(self):
@@ -449,19 +449,19 @@ class MaxPool2DWithIndicesBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_ceil_mode(self):
@@ -504,15 +504,15 @@ class AvgPool2DBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_ceil_mode(self):
@@ -656,11 +656,11 @@ class AsStridedBackward0(NodeBase):
 
     @property
     def _saved_size(self):
-        return self.size_
+        return None if self.size_ is None else tuple(self.size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_storage_offset(self):
@@ -692,11 +692,11 @@ class AsStridedBackward1(NodeBase):
 
     @property
     def _saved_size(self):
-        return self.size_
+        return None if self.size_ is None else tuple(self.size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_storage_offset(self):
@@ -825,7 +825,7 @@ class PermuteBackward0(NodeBase):
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _ExpandBackward0_0(grad, grads, self_sizes):
@@ -1357,11 +1357,11 @@ class AsStridedScatterBackward0(NodeBase):
 
     @property
     def _saved_size(self):
-        return self.size_
+        return None if self.size_ is None else tuple(self.size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_storage_offset(self):
@@ -2925,6 +2925,238 @@ class ForeachDivBackward1(NodeBase):
         return self.scalar_
 
 
+def _ForeachMaximumBackward0_0(grad, grads, self, scalar):
+    return [None if grad is None else where(self == scalar, grad / 2, grad).masked_fill(self < scalar, 0) for grad, self in zip(grads, self)]
+
+
+class ForeachMaximumBackward0(NodeBase):
+    """Backward of ``_foreach_maximum.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:121)."""
+
+    __slots__ = ('self_', 'scalar_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachMaximumBackward0')
+        scalar = node.scalar_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward0_0(grad, grads, self, scalar)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMaximumBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_scalar(self):
+        return self.scalar_
+
+
+def _ForeachMaximumBackward1_0(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, self, other, True) for grad, self, other in zip(grads, self, other)]
+
+
+def _ForeachMaximumBackward1_1(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, other, self, True) for grad, self, other in zip(grads, self, other)]
+
+
+class ForeachMaximumBackward1(NodeBase):
+    """Backward of ``_foreach_maximum.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:124)."""
+
+    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'ForeachMaximumBackward1')
+        self = _unpack(node, node.self_, 'ForeachMaximumBackward1')
+        n_self = node.self_size_
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward1_0(grad, grads, self, other)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachMaximumBackward1_1(grad, grads, self, other)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMaximumBackward1')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'ForeachMaximumBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _ForeachMaximumBackward2_0(grad, grads, self, scalars):
+    return [None if grad is None else where(self == s, grad / 2, grad).masked_fill(self < s, 0) for grad, self, s in zip(grads, self, scalars)]
+
+
+class ForeachMaximumBackward2(NodeBase):
+    """Backward of ``_foreach_maximum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:128)."""
+
+    __slots__ = ('self_', 'scalars_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachMaximumBackward2')
+        scalars = node.scalars_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward2_0(grad, grads, self, scalars)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMaximumBackward2')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_scalars(self):
+        return None if self.scalars_ is None else tuple(self.scalars_)
+
+
+def _ForeachMinimumBackward0_0(grad, grads, self, scalar):
+    return [None if grad is None else where(self == scalar, grad / 2, grad).masked_fill(self > scalar, 0) for grad, self in zip(grads, self)]
+
+
+class ForeachMinimumBackward0(NodeBase):
+    """Backward of ``_foreach_minimum.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:131)."""
+
+    __slots__ = ('self_', 'scalar_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachMinimumBackward0')
+        scalar = node.scalar_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward0_0(grad, grads, self, scalar)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMinimumBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_scalar(self):
+        return self.scalar_
+
+
+def _ForeachMinimumBackward1_0(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, self, other, False) for grad, self, other in zip(grads, self, other)]
+
+
+def _ForeachMinimumBackward1_1(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, other, self, False) for grad, self, other in zip(grads, self, other)]
+
+
+class ForeachMinimumBackward1(NodeBase):
+    """Backward of ``_foreach_minimum.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:134)."""
+
+    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'ForeachMinimumBackward1')
+        self = _unpack(node, node.self_, 'ForeachMinimumBackward1')
+        n_self = node.self_size_
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward1_0(grad, grads, self, other)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachMinimumBackward1_1(grad, grads, self, other)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMinimumBackward1')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'ForeachMinimumBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _ForeachMinimumBackward2_0(grad, grads, self, scalars):
+    return [None if grad is None else where(self == s, grad / 2, grad).masked_fill(self > s, 0) for grad, self, s in zip(grads, self, scalars)]
+
+
+class ForeachMinimumBackward2(NodeBase):
+    """Backward of ``_foreach_minimum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:138)."""
+
+    __slots__ = ('self_', 'scalars_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachMinimumBackward2')
+        scalars = node.scalars_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward2_0(grad, grads, self, scalars)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMinimumBackward2')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_scalars(self):
+        return None if self.scalars_ is None else tuple(self.scalars_)
+
+
 def _MaskedFillBackward0_0(grad, grads, mask):
     return grad.masked_fill(mask, 0)
 
@@ -4124,22 +4356,22 @@ def _BaddbmmBackward0_jvp(self_p, self_t, batch1_p, batch1_t, batch2_p, batch2_t
     return maybe_multiply(self_t, beta) + maybe_multiply(batch1_t.bmm(batch2_p) + batch1_p.bmm(batch2_t), alpha)
 
 
-def _AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
+def _AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2):
     return maybe_multiply(grad, conj_scalar(beta))
 
 
-def _AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
-    return maybe_multiply(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2]).bmm(batch2.transpose(1, 2).conj()), conj_scalar(alpha))
+def _AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2):
+    return maybe_multiply(grad.unsqueeze(0).expand(batch1_argsize_0, batch1_argsize_1, batch2_argsize_2).bmm(batch2.transpose(1, 2).conj()), conj_scalar(alpha))
 
 
-def _AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
-    return maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2])), conj_scalar(alpha))
+def _AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2):
+    return maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand(batch1_argsize_0, batch1_argsize_1, batch2_argsize_2)), conj_scalar(alpha))
 
 
 class AddbmmBackward0(NodeBase):
     """Backward of ``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:26)."""
 
-    __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_', 'batch1_sizes_', 'batch2_sizes_')
+    __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_', 'batch1_argsize_0_', 'batch1_argsize_1_', 'batch2_argsize_2_')
     _tensor_slots = ('batch1_', 'batch2_')
     _inputs = ('self', 'batch1', 'batch2')
 
@@ -4150,15 +4382,16 @@ class AddbmmBackward0(NodeBase):
         batch2 = _unpack(node, node.batch2_, 'AddbmmBackward0')
         beta = node.beta_
         alpha = node.alpha_
-        batch1_sizes = node.batch1_sizes_
-        batch2_sizes = node.batch2_sizes_
+        batch1_argsize_0 = node.batch1_argsize_0_
+        batch1_argsize_1 = node.batch1_argsize_1_
+        batch2_argsize_2 = node.batch2_argsize_2_
         out = [None] * 3
         if node.should_compute_output(0):
-            out[0] = unwrap(_AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes))
+            out[0] = unwrap(_AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2))
         if node.should_compute_output(1):
-            out[1] = unwrap(_AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes))
+            out[1] = unwrap(_AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2))
         if node.should_compute_output(2):
-            out[2] = unwrap(_AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes))
+            out[2] = unwrap(_AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2))
         return out
 
     @property
@@ -4186,12 +4419,16 @@ class AddbmmBackward0(NodeBase):
         return self.alpha_
 
     @property
-    def _saved_batch1_sym_sizes(self):
-        return self.batch1_sizes_
+    def _saved_batch1_sym_argsize_0(self):
+        return self.batch1_argsize_0_
 
     @property
-    def _saved_batch2_sym_sizes(self):
-        return self.batch2_sizes_
+    def _saved_batch1_sym_argsize_1(self):
+        return self.batch1_argsize_1_
+
+    @property
+    def _saved_batch2_sym_argsize_2(self):
+        return self.batch2_argsize_2_
 
 
 def _AddmvBackward0_0(grad, grads, mat, vec, beta, alpha):
@@ -7711,7 +7948,7 @@ class NativeLayerNormBackward0(NodeBase):
 
     @property
     def _saved_normalized_shape(self):
-        return self.normalized_shape_
+        return None if self.normalized_shape_ is None else tuple(self.normalized_shape_)
 
     @property
     def _saved_eps(self):
@@ -7773,7 +8010,7 @@ class FusedRmsNormBackward0(NodeBase):
 
     @property
     def _saved_normalized_shape(self):
-        return self.normalized_shape_
+        return None if self.normalized_shape_ is None else tuple(self.normalized_shape_)
 
 
 def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result):
@@ -8418,14 +8655,14 @@ class NativeDropoutBackwardBackward0(NodeBase):
         return self.scale_
 
 
-def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, sparse, weight_sizes):
-    return embedding_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq, sparse)
+def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, sparse, weight_argsize_0):
+    return embedding_backward(grad, indices, weight_argsize_0, padding_idx, scale_grad_by_freq, sparse)
 
 
 class EmbeddingBackward0(NodeBase):
     """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:186)."""
 
-    __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'sparse_', 'weight_sizes_')
+    __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'sparse_', 'weight_argsize_0_')
     _tensor_slots = ('indices_',)
     _inputs = ('weight',)
 
@@ -8436,10 +8673,10 @@ class EmbeddingBackward0(NodeBase):
         padding_idx = node.padding_idx_
         scale_grad_by_freq = node.scale_grad_by_freq_
         sparse = node.sparse_
-        weight_sizes = node.weight_sizes_
+        weight_argsize_0 = node.weight_argsize_0_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, sparse, weight_sizes))
+            out[0] = unwrap(_EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, sparse, weight_argsize_0))
         return out
 
     @property
@@ -8463,8 +8700,8 @@ class EmbeddingBackward0(NodeBase):
         return self.sparse_
 
     @property
-    def _saved_weight_sym_sizes(self):
-        return self.weight_sizes_
+    def _saved_weight_sym_argsize_0(self):
+        return self.weight_argsize_0_
 
 
 def _EmbeddingRenormBackward0_0(grad, grads):
@@ -12179,19 +12416,19 @@ class MaxPool3DWithIndicesBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_ceil_mode(self):
@@ -12322,15 +12559,15 @@ class AvgPool3DBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_ceil_mode(self):
@@ -12387,15 +12624,15 @@ class AvgPool2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_ceil_mode(self):
@@ -12452,15 +12689,15 @@ class AvgPool3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_ceil_mode(self):
@@ -12838,7 +13075,7 @@ class UpsampleNearest1DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales(self):
@@ -12872,7 +13109,7 @@ class UpsampleNearest1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales(self):
@@ -12904,7 +13141,7 @@ class UpsampleNearest2DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_h(self):
@@ -12943,7 +13180,7 @@ class UpsampleNearest2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_h(self):
@@ -12980,7 +13217,7 @@ class UpsampleNearest3DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_d(self):
@@ -13024,7 +13261,7 @@ class UpsampleNearest3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_d(self):
@@ -13063,7 +13300,7 @@ class UpsampleNearestExact1DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales(self):
@@ -13097,7 +13334,7 @@ class UpsampleNearestExact1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales(self):
@@ -13129,7 +13366,7 @@ class UpsampleNearestExact2DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_h(self):
@@ -13168,7 +13405,7 @@ class UpsampleNearestExact2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_h(self):
@@ -13205,7 +13442,7 @@ class UpsampleNearestExact3DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_d(self):
@@ -13249,7 +13486,7 @@ class UpsampleNearestExact3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_d(self):
@@ -13289,7 +13526,7 @@ class UpsampleLinear1DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13328,7 +13565,7 @@ class UpsampleLinear1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13365,7 +13602,7 @@ class UpsampleBilinear2DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13409,7 +13646,7 @@ class UpsampleBilinear2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13451,7 +13688,7 @@ class UpsampleTrilinear3DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13500,7 +13737,7 @@ class UpsampleTrilinear3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13545,7 +13782,7 @@ class UpsampleBicubic2DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13589,7 +13826,7 @@ class UpsampleBicubic2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13604,14 +13841,14 @@ class UpsampleBicubic2DBackwardBackward0(NodeBase):
         return self.scales_w_
 
 
-def _Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_sizes):
-    return col2im(grad, list(self_sizes[-2:]), kernel_size, dilation, padding, stride)
+def _Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_argsize_minus_1, self_argsize_minus_2):
+    return col2im(grad, [self_argsize_minus_2, self_argsize_minus_1], kernel_size, dilation, padding, stride)
 
 
 class Im2ColBackward0(NodeBase):
     """Backward of ``im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:160)."""
 
-    __slots__ = ('kernel_size_', 'dilation_', 'padding_', 'stride_', 'self_sizes_')
+    __slots__ = ('kernel_size_', 'dilation_', 'padding_', 'stride_', 'self_argsize_minus_1_', 'self_argsize_minus_2_')
     _tensor_slots = ()
     _inputs = ('self',)
 
@@ -13622,31 +13859,36 @@ class Im2ColBackward0(NodeBase):
         dilation = node.dilation_
         padding = node.padding_
         stride = node.stride_
-        self_sizes = node.self_sizes_
+        self_argsize_minus_1 = node.self_argsize_minus_1_
+        self_argsize_minus_2 = node.self_argsize_minus_2_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_sizes))
+            out[0] = unwrap(_Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_argsize_minus_1, self_argsize_minus_2))
         return out
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_self_sym_argsize_minus_1(self):
+        return self.self_argsize_minus_1_
+
+    @property
+    def _saved_self_sym_argsize_minus_2(self):
+        return self.self_argsize_minus_2_
 
 
 def _Col2ImBackward0_0(grad, grads, kernel_size, dilation, padding, stride):
@@ -13674,19 +13916,19 @@ class Col2ImBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
 
 def _BernoulliBackward0_0(grad, grads):
@@ -14081,7 +14323,7 @@ class SumBackward1(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14147,7 +14389,7 @@ class MeanBackward1(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14453,7 +14695,7 @@ class AmaxBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14501,7 +14743,7 @@ class AminBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14549,7 +14791,7 @@ class LogsumexpBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14589,7 +14831,7 @@ class VarBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_correction(self):
@@ -14642,7 +14884,7 @@ class StdBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_correction(self):
@@ -14686,7 +14928,7 @@ class VarMeanBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_correction(self):
@@ -14739,7 +14981,7 @@ class StdMeanBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_correction(self):
@@ -14839,7 +15081,7 @@ class NormBackward1(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14935,7 +15177,7 @@ class NormBackward3(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14988,7 +15230,7 @@ class LinalgVectorNormBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -15098,7 +15340,7 @@ class NansumBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -15336,7 +15578,7 @@ class RepeatBackward0(NodeBase):
 
     @property
     def _saved_repeats(self):
-        return self.repeats_
+        return None if self.repeats_ is None else tuple(self.repeats_)
 
     @property
     def _saved_self_sym_sizes(self):
@@ -15365,7 +15607,7 @@ class FlipBackward0(NodeBase):
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _RollBackward0_0(grad, grads, shifts, dims):
@@ -15391,11 +15633,11 @@ class RollBackward0(NodeBase):
 
     @property
     def _saved_shifts(self):
-        return self.shifts_
+        return None if self.shifts_ is None else tuple(self.shifts_)
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _Rot90Backward0_0(grad, grads, k, dims):
@@ -15425,7 +15667,7 @@ class Rot90Backward0(NodeBase):
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _DiagEmbedBackward0_0(grad, grads, offset, dim1, dim2):
@@ -15525,7 +15767,7 @@ class ConstantPadNdBackward0(NodeBase):
 
     @property
     def _saved_pad(self):
-        return self.pad_
+        return None if self.pad_ is None else tuple(self.pad_)
 
 
 def _ReflectionPad1DBackward0_0(grad, grads, self, padding):
@@ -15559,7 +15801,7 @@ class ReflectionPad1DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad1DBackwardBackward0_0(grad, grads, padding):
@@ -15590,7 +15832,7 @@ class ReflectionPad1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad2DBackward0_0(grad, grads, self, padding):
@@ -15624,7 +15866,7 @@ class ReflectionPad2DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad2DBackwardBackward0_0(grad, grads, padding):
@@ -15655,7 +15897,7 @@ class ReflectionPad2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad1DBackward0_0(grad, grads, self, padding):
@@ -15689,7 +15931,7 @@ class ReplicationPad1DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad1DBackwardBackward0_0(grad, grads, padding):
@@ -15720,7 +15962,7 @@ class ReplicationPad1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad2DBackward0_0(grad, grads, self, padding):
@@ -15754,7 +15996,7 @@ class ReplicationPad2DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad2DBackwardBackward0_0(grad, grads, padding):
@@ -15785,7 +16027,7 @@ class ReplicationPad2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad3DBackward0_0(grad, grads, self, padding):
@@ -15819,7 +16061,7 @@ class ReflectionPad3DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad3DBackwardBackward0_0(grad, grads, padding):
@@ -15850,7 +16092,7 @@ class ReflectionPad3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad3DBackward0_0(grad, grads, self, padding):
@@ -15884,7 +16126,7 @@ class ReplicationPad3DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad3DBackwardBackward0_0(grad, grads, padding):
@@ -15915,7 +16157,7 @@ class ReplicationPad3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _BlockDiagBackward0_0(grad, grads, tensors_dtype, tensors_sizes):
@@ -17826,7 +18068,7 @@ class FftR2CBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_normalization(self):
@@ -17864,7 +18106,7 @@ class FftC2RBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_normalization(self):
@@ -17895,7 +18137,7 @@ class FftC2CBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_normalization(self):
@@ -18223,11 +18465,11 @@ class AsStridedBackward0_copy(NodeBase):
 
     @property
     def _saved_size(self):
-        return self.size_
+        return None if self.size_ is None else tuple(self.size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_storage_offset(self):
@@ -18306,7 +18548,7 @@ class PermuteBackward0_copy(NodeBase):
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _ExpandBackward0_copy_0(grad, grads, self_sizes):
