@@ -10,7 +10,6 @@ import torch
 import glasstorch as gt
 from tests.oracle import assert_same_error
 
-
 # torch shows embedding's padding_idx of -1 as 2**64 - 1 (a SymInt read back unsigned); glasstorch keeps -1
 _NOT_COMPARED = ("_saved_padding_idx",)
 
