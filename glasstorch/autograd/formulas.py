@@ -782,7 +782,7 @@ def scatter_reduce_backward(grad, x, dim, index, src, reduce, include_self, resu
         masked_src_result = x.scatter_reduce(dim, index, masked_src, reduce, include_self=include_self)
         gsrc = _T.where(src_single_zero, (grad * masked_src_result).gather(dim, index),
                         (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
-        if bool((src_num_zeros > 1).any()):
+        if _T.is_grad_enabled() and bool((src_num_zeros > 1).any()):  # only a graph being built can refuse
             gsrc = unsupported_double_backward("scatter_reduce(): Double backward is unsupported for src when >1 "
                                                "zeros in src are scattered to the same position in self", gsrc)
     elif reduce == "mean":

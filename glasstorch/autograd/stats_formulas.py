@@ -68,7 +68,7 @@ def index_reduce_backward(grad, x, dim, index, source, reduce, include_self, res
                                       include_self=include_self)
         gsrc = torch.where(single_zero, (grad * without_zero).index_select(dim, index),
                            (grad * result).index_select(dim, index) / source.masked_fill(src_zero, 1))
-        if bool((zeros_per_slot > 1).any()):
+        if torch.is_grad_enabled() and bool((zeros_per_slot > 1).any()):  # only a graph being built can refuse
             gsrc = _formulas.unsupported_double_backward("index_reduce(): Double backward is unsupported for source "
                                                          "when >1 zeros in source are scattered to the same position "
                                                          "in self", gsrc)
