@@ -31,10 +31,12 @@ import time
 from .._core import shape as _shape
 from .._core import thread_state
 from .._core.dispatch_key import MATH_BITS, bit
+from .._core.dispatch_key import tls as _dk_tls
 from .._core.layout import contiguous_format, sparse_coo
 from .._core.user_warning import warn_once
 from .._ops.aten import aten
 from .._ops.decompositions.reduce import sum_to
+from .._ops.dispatcher import get_op
 from .._tensor.impl import TensorImpl, VersionCounter, empty_strided_impl
 from .._tensor.views import type_string
 from . import graph as _graph
@@ -674,7 +676,7 @@ def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:
     else:
         ok = grad.is_contiguous()
     if steal and (ok or not _grad_state.grad_layout_enforcement) and _sole_owner(grad, _REFS_STOLEN):
-        return grad
+        return _detached(grad)
     if steal and (ok or not _grad_state.grad_layout_enforcement) and _sole_math_view(grad):
         grad.base = grad.autograd = None  # PyTorch stores ``new_grad.detach()``: no _base, no view history
         return grad
@@ -684,4 +686,12 @@ def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:
     return aten.copy_(out, grad, False)
 
 
+def _detached(grad: TensorImpl) -> TensorImpl:
+    """``new_grad.detach()``, as PyTorch's AccumulateGrad stores a stolen gradient: the call starts at the Python
+    key (with grad mode off autograd has nothing to record), so a dispatch mode sees ``aten.detach.default``."""
+    ks = (grad.key_set | _dk_tls.included) & ~_dk_tls.excluded & _AT_OR_BELOW_PYTHON | 1
+    return get_op("aten::detach").redispatch(ks, grad)
+
+
+_AT_OR_BELOW_PYTHON = (_PYTHON_BIT << 1) - 1
 _graph.accumulate_grad = accumulate_grad

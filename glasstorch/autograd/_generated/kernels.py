@@ -1405,6 +1405,16 @@ def _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA(ks, self):
 register_autograd('aten::_test_autograd_multiple_dispatch_view', _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA, 'AutogradCUDA')
 
 
+_op_ones_like = _get_op('aten::ones_like')
+
+
+def _autograd_ones_like(ks, self, dtype, layout, device, pin_memory, memory_format):
+    return _op_ones_like.redispatch(ks, self, dtype, layout, device, pin_memory, memory_format)
+
+
+register_autograd('aten::ones_like', _autograd_ones_like)
+
+
 _op__foreach_abs = _get_op('aten::_foreach_abs')
 _fw__foreach_abs = FwSpec(_op__foreach_abs, (0,), (True,), 'functional', None)
 
