@@ -63,6 +63,11 @@ def test_factory_results_under_mode():
     assert str(p.dtype) == "torch.int32" and sorted(p.tolist()) == list(range(5))
 
 
+def test_fresh_factories_are_at_version_0():
+    for m in (gt, torch):
+        assert [t._version for t in (m.rand(3), m.randn(2), m.randint(0, 3, (2,)), m.randperm(3))] == [0] * 4
+
+
 def test_streams_are_the_samplers():
     gt.manual_seed(7)
     a, b = gt.rand(4), gt.randn(3)

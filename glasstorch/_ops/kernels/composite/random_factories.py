@@ -2,9 +2,9 @@
 ``randint`` and ``randperm`` (``TensorFactories.cpp``).
 
 CompositeExplicitAutograd, after BackendSelect has chosen the backend from ``device``: a fresh tensor filled by
-the in-place sampler (``uniform_``, ``normal_``, ``random_.from``) called through the dispatcher, so the stream a
-generator gives is the sampler's.  A dispatch mode sees the factory itself (``aten.rand.default``), as in PyTorch;
-the sampler runs below it.
+the in-place sampler's kernel (``uniform_``, ``normal_``, ``random_.from``), so the stream a generator gives is the
+sampler's; called below the dispatcher, as PyTorch's kernel runs below ADInplaceOrView, so the fresh tensor's
+version stays 0.  A dispatch mode sees the factory itself (``aten.rand.default``), as in PyTorch.
 
 Invariant: an unset dtype is the default dtype (rand, randn) or int64 (randint, randperm, their schema default).
 """
@@ -16,10 +16,9 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core.device import CPU, as_device
 from ...._tensor.impl import TensorImpl, empty_impl
-from ...aten import aten
 from ...factories import check_fits, not_implemented
 from ..cpu import random as _rand
-from ..cpu.random_ops import _gen
+from ..cpu.random_ops import _gen, normal_impl_, random_from_impl_, uniform_impl_
 
 __all__ = ["rand", "rand_generator", "randn", "randn_generator", "randint", "randint_generator", "randint_low",
            "randint_low_generator", "randperm", "randperm_generator"]
@@ -31,18 +30,18 @@ def _fresh(size, dtype, device, default) -> TensorImpl:
 
 def rand_generator(size, generator, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
     """Uniform samples in [0, 1)."""
-    return aten.uniform_(_fresh(size, dtype, device, _dt.get_default_dtype()), 0.0, 1.0, generator)
+    return uniform_impl_(_fresh(size, dtype, device, _dt.get_default_dtype()), 0.0, 1.0, generator)
 
 
 def randn_generator(size, generator, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
     """Standard normal samples."""
-    return aten.normal_(_fresh(size, dtype, device, _dt.get_default_dtype()), 0.0, 1.0, generator)
+    return normal_impl_(_fresh(size, dtype, device, _dt.get_default_dtype()), 0.0, 1.0, generator)
 
 
 def randint_low_generator(low, high, size, generator, dtype=None, layout=None, device=None,
                           pin_memory=None) -> TensorImpl:
     """Integers uniform in ``[low, high)``."""
-    return aten.random__from(_fresh(size, dtype, device, _dt.int64), low, high, generator)
+    return random_from_impl_(_fresh(size, dtype, device, _dt.int64), low, high, generator)
 
 
 def randperm_generator(n, generator, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
