@@ -13,7 +13,8 @@ the user API is ``torch.autograd._force_original_view_tracking``), and ``_functi
 ``_current_graph_task_id``, the engine's ``_current_autograd_node``, ``_current_graph_task_execution_order`` and
 ``_will_engine_execute_node``; the cached-tensor registry (``_add_cached_tensor`` …); ``_nn._parse_to``,
 ``nn.Module.to``'s argument parser; the gradient layout switch
-``_set_grad_layout_enforcement_enabled``/``_is_grad_layout_enforcement_enabled``.
+``_set_grad_layout_enforcement_enabled``/``_is_grad_layout_enforcement_enabled``; ``has_lapack`` (the linalg
+kernels call LAPACK, ``_ops/kernels/cpu/lapack.py``).
 """
 
 import types
@@ -61,7 +62,9 @@ __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "TensorBase",
            "_current_autograd_node", "_current_graph_task_execution_order", "_will_engine_execute_node",
            "_set_cached_tensors_enabled", "_add_cached_tensor", "_remove_cached_tensor", "_is_cached_tensor",
            "_set_grad_layout_enforcement_enabled", "_is_grad_layout_enforcement_enabled",
-           "_stash_obj_in_tls", "_get_obj_in_tls", "_is_key_in_tls", "_remove_obj_from_tls"]
+           "_stash_obj_in_tls", "_get_obj_in_tls", "_is_key_in_tls", "_remove_obj_from_tls", "has_lapack"]
+
+has_lapack = True  # torch._C.has_lapack: linalg's decompositions run LAPACK routines (_ops/kernels/cpu/lapack.py)
 
 _stash_obj_in_tls = _tls_objects.stash
 _get_obj_in_tls = _tls_objects.get

@@ -34,7 +34,7 @@ from ._ops.python_arg_parser import Signatures as _Signatures
 from ._ops.python_arg_parser import TorchFunctionOverload, dtype_arg
 from ._tensor.impl import TensorImpl, empty_strided_impl
 from .overrides import _binding_fallback
-from .tensor import Tensor, _finish, _strides_for, _subclass_protocol, parse_size, preserve_format, wrap
+from .tensor import Tensor, _finish, _subclass_protocol, parse_size, preserve_format, wrap
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
@@ -283,14 +283,7 @@ def _like(fname, args, kwargs):
         input, value, memory_format, dtype, _layout, device, _pin, requires_grad = values
     else:
         (input, memory_format, dtype, _layout, device, _pin, requires_grad), value = values, _LIKE_VALUES[fname]
-    impl = input
-    dtype = impl.dtype if dtype is None else dtype
-    dev = impl.device if device is None else as_device(device)
-    out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format or preserve_format), dtype, dev)
-    if value is not None:
-        _fac.check_fits(value, dtype, out.numel())
-        _fac._copy.fill_(out, _fac.fill_value_for(value, dtype))
-    return _new(out, requires_grad)
+    return _new(_fac.like_impl(input, value, dtype, device, memory_format), requires_grad)
 
 
 _LIKE_VALUES = {"zeros_like": 0, "ones_like": 1, "empty_like": None}
@@ -438,24 +431,27 @@ def _gen(generator, fname="random"):
     return generator
 
 
-# the in-place sampling operator behind each random factory's kernel (what a dispatch mode sees it as)
-_SAMPLER_OPS = {_rand.uniform_: "aten::uniform_", _rand.normal_: "aten::normal_", _rand.random_: "aten::random_.from"}
-
-
-def _random_factory(fname, kernel, params, sizes, generator, out, dtype, device, requires_grad, dtype_default=None):
-    user_generator, generator = generator, _gen(generator, fname)
+def _random_factory(fname, kernel, params, sizes, generator, out, dtype, device, requires_grad, lead=()):
+    """``out=`` samples into ``out`` directly; otherwise the factory operator ``aten::<fname>`` (its ``.generator``
+    overload when a generator is given; ``lead``: randint's bounds) builds the tensor, so a dispatch mode sees
+    the factory itself, as PyTorch's."""
     if out is not None:
-        return _into_out(out, tuple(sizes), dtype, device, requires_grad, lambda t: kernel(t._impl, *params, generator))
-    dtype = dtype or dtype_default or _dt.get_default_dtype()
-    res = _fac.empty_impl(tuple(sizes), dtype, factory_device(device))
-    if _dk_tls.included & _PYTHON_KEY:
-        # under a dispatch mode (tracing, fake tensors) sampling must be an operator call the mode records, or a
-        # traced graph would replay one fixed sample: empty (lifted) + the in-place sampler, as PyTorch decomposes
-        fresh = _new(res, False)
-        _dispatcher.get_op(_SAMPLER_OPS[kernel]).call(fresh._impl, *params, user_generator)
-        return fresh.requires_grad_(True) if requires_grad else fresh
-    kernel(res, *params, generator)
-    return _new(res, requires_grad)
+        gen = _gen(generator, fname)
+        return _into_out(out, tuple(sizes), dtype, device, requires_grad, lambda t: kernel(t._impl, *params, gen))
+    if generator is not None:
+        _gen(generator, fname)  # the type check and its message
+    op = _factory_op(fname, len(lead), generator is not None)
+    gen = (generator,) if generator is not None else ()
+    return _finish(op.call(*lead, list(sizes), *gen, dtype, None, factory_device(device), None), requires_grad)
+
+
+@functools.cache
+def _factory_op(fname: str, n_lead: int, with_generator: bool):
+    """``aten::rand`` / ``rand.generator`` / ``randint.low`` / ``randint.low_generator`` ... by the call's form."""
+    overload = "low" if n_lead == 2 else ""
+    if with_generator:
+        overload = f"{overload}_generator" if overload else "generator"
+    return _dispatcher.get_op(f"aten::{fname}" + (f".{overload}" if overload else ""))
 
 
 def _sampled(fname, kernel, args, kwargs):
@@ -498,25 +494,18 @@ def randint(*args, size=None, **kwargs) -> Tensor:
     requires_grad, out = kwargs.pop("requires_grad", False), kwargs.pop("out", None)
     sizes = parse_size((size,), "randint")
     return _random_factory("randint", _rand.random_, (low, high), sizes, generator, None if out is None else out._impl,
-                           dtype, device, requires_grad, _dt.int64)
+                           dtype, device, requires_grad, tuple(bounds))
 
 
 @_dtype_checked
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 by default)."""
     n = _int_arg("randperm", n, "n", 1)
-    dtype = dtype or _dt.int64
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    if dtype is _dt.bool or dtype.is_complex:
-        raise _fac.not_implemented("randperm", dtype)
-    if n > 0:
-        _fac.check_fits(n - 1, dtype)  # every value 0 .. n-1 must be representable
-    out = _fac.empty_impl((n,), dtype, factory_device(device))
-    perm = _rand.randperm(n, _gen(generator, "randperm"))
-    if out.storage._data is not None:
-        np.copyto(out.as_numpy(), perm, casting="unsafe")
-    return _new(out, requires_grad)
+    if generator is not None:
+        _gen(generator, "randperm")  # the type check and its message
+    op = _factory_op("randperm", 0, generator is not None)
+    gen = (generator,) if generator is not None else ()
+    return _finish(op.call(n, *gen, dtype, None, factory_device(device), None), requires_grad)
 
 
 @_dtype_checked

@@ -75,6 +75,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _foreach_log2 as _op__foreach_log2,
     _foreach_log2_ as _op__foreach_log2_,
     _foreach_log_ as _op__foreach_log_,
+    _foreach_maximum_List as _op__foreach_maximum_List,
+    _foreach_maximum_Scalar as _op__foreach_maximum_Scalar,
+    _foreach_maximum_ScalarList as _op__foreach_maximum_ScalarList,
+    _foreach_maximum__List as _op__foreach_maximum__List,
+    _foreach_maximum__Scalar as _op__foreach_maximum__Scalar,
+    _foreach_maximum__ScalarList as _op__foreach_maximum__ScalarList,
+    _foreach_minimum_List as _op__foreach_minimum_List,
+    _foreach_minimum_Scalar as _op__foreach_minimum_Scalar,
+    _foreach_minimum_ScalarList as _op__foreach_minimum_ScalarList,
+    _foreach_minimum__List as _op__foreach_minimum__List,
+    _foreach_minimum__Scalar as _op__foreach_minimum__Scalar,
+    _foreach_minimum__ScalarList as _op__foreach_minimum__ScalarList,
     _foreach_mul_List as _op__foreach_mul_List,
     _foreach_mul_Scalar as _op__foreach_mul_Scalar,
     _foreach_mul__List as _op__foreach_mul__List,
@@ -134,7 +146,6 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _linalg_svd as _op__linalg_svd,
     _linalg_svd_U as _op__linalg_svd_U,
     _log_softmax as _op__log_softmax,
-    _log_softmax_backward_data as _op__log_softmax_backward_data,
     _log_softmax_out as _op__log_softmax_out,
     _lu_with_info as _op__lu_with_info,
     _make_dual as _op__make_dual,
@@ -764,8 +775,6 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     hardsigmoid_out as _op_hardsigmoid_out,
     hardswish as _op_hardswish,
     hardswish_ as _op_hardswish_,
-    hardswish_backward as _op_hardswish_backward,
-    hardswish_backward_out as _op_hardswish_backward_out,
     hardswish_out as _op_hardswish_out,
     hardtanh as _op_hardtanh,
     hardtanh_ as _op_hardtanh_,
@@ -1100,7 +1109,6 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     minimum_out as _op_minimum_out,
     mish as _op_mish,
     mish_ as _op_mish_,
-    mish_backward as _op_mish_backward,
     mish_out as _op_mish_out,
     mm as _op_mm,
     mm_dtype as _op_mm_dtype,
@@ -1214,6 +1222,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     not_equal__Scalar as _op_not_equal__Scalar,
     not_equal__Tensor as _op_not_equal__Tensor,
     one_hot as _op_one_hot,
+    ones_like as _op_ones_like,
     orgqr as _op_orgqr,
     orgqr_out as _op_orgqr_out,
     ormqr as _op_ormqr,
@@ -1221,7 +1230,6 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     outer as _op_outer,
     outer_out as _op_outer_out,
     pad as _op_pad,
-    pairwise_distance as _op_pairwise_distance,
     pdist as _op_pdist,
     permute as _op_permute,
     permute_copy as _op_permute_copy,
@@ -1259,9 +1267,19 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     rad2deg as _op_rad2deg,
     rad2deg_ as _op_rad2deg_,
     rad2deg_out as _op_rad2deg_out,
+    rand as _op_rand,
+    rand_generator as _op_rand_generator,
+    randint as _op_randint,
+    randint_generator as _op_randint_generator,
+    randint_low as _op_randint_low,
+    randint_low_generator as _op_randint_low_generator,
+    randn as _op_randn,
+    randn_generator as _op_randn_generator,
     random_ as _op_random_,
     random__from as _op_random__from,
     random__to as _op_random__to,
+    randperm as _op_randperm,
+    randperm_generator as _op_randperm_generator,
     ravel as _op_ravel,
     real as _op_real,
     reciprocal as _op_reciprocal,
@@ -1389,8 +1407,6 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     signbit_out as _op_signbit_out,
     silu as _op_silu,
     silu_ as _op_silu_,
-    silu_backward as _op_silu_backward,
-    silu_backward_grad_input as _op_silu_backward_grad_input,
     silu_out as _op_silu_out,
     sin as _op_sin,
     sin_ as _op_sin_,
@@ -3345,7 +3361,7 @@ def _foreach_abs_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_abs_, args, kwargs)
     _op__foreach_abs_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_acos = _Signatures('_foreach_acos', [
@@ -3374,7 +3390,7 @@ def _foreach_acos_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_acos_, args, kwargs)
     _op__foreach_acos_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_asin = _Signatures('_foreach_asin', [
@@ -3403,7 +3419,7 @@ def _foreach_asin_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_asin_, args, kwargs)
     _op__foreach_asin_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_atan = _Signatures('_foreach_atan', [
@@ -3432,7 +3448,7 @@ def _foreach_atan_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_atan_, args, kwargs)
     _op__foreach_atan_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_ceil = _Signatures('_foreach_ceil', [
@@ -3461,7 +3477,7 @@ def _foreach_ceil_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_ceil_, args, kwargs)
     _op__foreach_ceil_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_cos = _Signatures('_foreach_cos', [
@@ -3490,7 +3506,7 @@ def _foreach_cos_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_cos_, args, kwargs)
     _op__foreach_cos_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_cosh = _Signatures('_foreach_cosh', [
@@ -3519,7 +3535,7 @@ def _foreach_cosh_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_cosh_, args, kwargs)
     _op__foreach_cosh_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_erf = _Signatures('_foreach_erf', [
@@ -3548,7 +3564,7 @@ def _foreach_erf_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_erf_, args, kwargs)
     _op__foreach_erf_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_erfc = _Signatures('_foreach_erfc', [
@@ -3577,7 +3593,7 @@ def _foreach_erfc_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_erfc_, args, kwargs)
     _op__foreach_erfc_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_exp = _Signatures('_foreach_exp', [
@@ -3606,7 +3622,7 @@ def _foreach_exp_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_exp_, args, kwargs)
     _op__foreach_exp_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_expm1 = _Signatures('_foreach_expm1', [
@@ -3635,7 +3651,7 @@ def _foreach_expm1_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_expm1_, args, kwargs)
     _op__foreach_expm1_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_floor = _Signatures('_foreach_floor', [
@@ -3664,7 +3680,7 @@ def _foreach_floor_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_floor_, args, kwargs)
     _op__foreach_floor_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_frac = _Signatures('_foreach_frac', [
@@ -3693,7 +3709,7 @@ def _foreach_frac_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_frac_, args, kwargs)
     _op__foreach_frac_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_log = _Signatures('_foreach_log', [
@@ -3722,7 +3738,7 @@ def _foreach_log_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_log_, args, kwargs)
     _op__foreach_log_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_log10 = _Signatures('_foreach_log10', [
@@ -3751,7 +3767,7 @@ def _foreach_log10_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_log10_, args, kwargs)
     _op__foreach_log10_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_log1p = _Signatures('_foreach_log1p', [
@@ -3780,7 +3796,7 @@ def _foreach_log1p_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_log1p_, args, kwargs)
     _op__foreach_log1p_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_log2 = _Signatures('_foreach_log2', [
@@ -3809,7 +3825,7 @@ def _foreach_log2_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_log2_, args, kwargs)
     _op__foreach_log2_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_neg = _Signatures('_foreach_neg', [
@@ -3838,7 +3854,7 @@ def _foreach_neg_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_neg_, args, kwargs)
     _op__foreach_neg_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_reciprocal = _Signatures('_foreach_reciprocal', [
@@ -3867,7 +3883,7 @@ def _foreach_reciprocal_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_reciprocal_, args, kwargs)
     _op__foreach_reciprocal_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_round = _Signatures('_foreach_round', [
@@ -3896,7 +3912,7 @@ def _foreach_round_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_round_, args, kwargs)
     _op__foreach_round_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_rsqrt = _Signatures('_foreach_rsqrt', [
@@ -3925,7 +3941,7 @@ def _foreach_rsqrt_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_rsqrt_, args, kwargs)
     _op__foreach_rsqrt_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_sigmoid = _Signatures('_foreach_sigmoid', [
@@ -3954,7 +3970,7 @@ def _foreach_sigmoid_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_sigmoid_, args, kwargs)
     _op__foreach_sigmoid_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_sign = _Signatures('_foreach_sign', [
@@ -3983,7 +3999,7 @@ def _foreach_sign_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_sign_, args, kwargs)
     _op__foreach_sign_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_sin = _Signatures('_foreach_sin', [
@@ -4012,7 +4028,7 @@ def _foreach_sin_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_sin_, args, kwargs)
     _op__foreach_sin_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_sinh = _Signatures('_foreach_sinh', [
@@ -4041,7 +4057,7 @@ def _foreach_sinh_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_sinh_, args, kwargs)
     _op__foreach_sinh_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_sqrt = _Signatures('_foreach_sqrt', [
@@ -4070,7 +4086,7 @@ def _foreach_sqrt_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_sqrt_, args, kwargs)
     _op__foreach_sqrt_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_tan = _Signatures('_foreach_tan', [
@@ -4099,7 +4115,7 @@ def _foreach_tan_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_tan_, args, kwargs)
     _op__foreach_tan_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_tanh = _Signatures('_foreach_tanh', [
@@ -4128,7 +4144,7 @@ def _foreach_tanh_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_tanh_, args, kwargs)
     _op__foreach_tanh_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_trunc = _Signatures('_foreach_trunc', [
@@ -4157,7 +4173,7 @@ def _foreach_trunc_(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _foreach_trunc_, args, kwargs)
     _op__foreach_trunc_.call(a[0])
-    return None
+    return args[0] if args else kwargs['self']
 
 
 _sig__foreach_add = _Signatures('_foreach_add', [
@@ -4192,10 +4208,10 @@ def _foreach_add_(*args, **kwargs):
         return _tf_fallback(e, _foreach_add_, args, kwargs)
     if i == 0:
         _op__foreach_add__Scalar.call(a[0], a[1])
-        return None
+        return args[0] if args else kwargs['self']
     elif i == 1:
         _op__foreach_add__List.call(a[0], a[1], a[2])
-        return None
+        return args[0] if args else kwargs['self']
 
 
 _sig__foreach_sub = _Signatures('_foreach_sub', [
@@ -4230,10 +4246,10 @@ def _foreach_sub_(*args, **kwargs):
         return _tf_fallback(e, _foreach_sub_, args, kwargs)
     if i == 0:
         _op__foreach_sub__Scalar.call(a[0], a[1])
-        return None
+        return args[0] if args else kwargs['self']
     elif i == 1:
         _op__foreach_sub__List.call(a[0], a[1], a[2])
-        return None
+        return args[0] if args else kwargs['self']
 
 
 _sig__foreach_mul = _Signatures('_foreach_mul', [
@@ -4269,13 +4285,13 @@ def _foreach_mul_(*args, **kwargs):
         return _tf_fallback(e, _foreach_mul_, args, kwargs)
     if i == 0:
         _op__foreach_mul__Tensor.call(a[0], a[1])
-        return None
+        return args[0] if args else kwargs['self']
     elif i == 1:
         _op__foreach_mul__List.call(a[0], a[1])
-        return None
+        return args[0] if args else kwargs['self']
     elif i == 2:
         _op__foreach_mul__Scalar.call(a[0], a[1])
-        return None
+        return args[0] if args else kwargs['self']
 
 
 _sig__foreach_div = _Signatures('_foreach_div', [
@@ -4310,10 +4326,100 @@ def _foreach_div_(*args, **kwargs):
         return _tf_fallback(e, _foreach_div_, args, kwargs)
     if i == 0:
         _op__foreach_div__Scalar.call(a[0], a[1])
-        return None
+        return args[0] if args else kwargs['self']
     elif i == 1:
         _op__foreach_div__List.call(a[0], a[1])
-        return None
+        return args[0] if args else kwargs['self']
+
+
+_sig__foreach_maximum = _Signatures('_foreach_maximum', [
+    '_foreach_maximum(Tensor[] self, Scalar scalar)',
+    '_foreach_maximum(Tensor[] self, Scalar[] scalars)',
+    '_foreach_maximum(Tensor[] self, Tensor[] other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_maximum(*args, **kwargs):
+    """_foreach_maximum(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_maximum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_maximum, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op__foreach_maximum_Scalar.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op__foreach_maximum_ScalarList.call(a[0], a[1]))
+    elif i == 2:
+        return _wrap_list(_op__foreach_maximum_List.call(a[0], a[1]))
+
+
+_sig__foreach_maximum_ = _Signatures('_foreach_maximum_', [
+    '_foreach_maximum_(Tensor[] self, Scalar scalar)',
+    '_foreach_maximum_(Tensor[] self, Scalar[] scalars)',
+    '_foreach_maximum_(Tensor[] self, Tensor[] other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_maximum_(*args, **kwargs):
+    """_foreach_maximum_(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_maximum_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_maximum_, args, kwargs)
+    if i == 0:
+        _op__foreach_maximum__Scalar.call(a[0], a[1])
+        return args[0] if args else kwargs['self']
+    elif i == 1:
+        _op__foreach_maximum__ScalarList.call(a[0], a[1])
+        return args[0] if args else kwargs['self']
+    elif i == 2:
+        _op__foreach_maximum__List.call(a[0], a[1])
+        return args[0] if args else kwargs['self']
+
+
+_sig__foreach_minimum = _Signatures('_foreach_minimum', [
+    '_foreach_minimum(Tensor[] self, Scalar scalar)',
+    '_foreach_minimum(Tensor[] self, Scalar[] scalars)',
+    '_foreach_minimum(Tensor[] self, Tensor[] other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_minimum(*args, **kwargs):
+    """_foreach_minimum(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_minimum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_minimum, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op__foreach_minimum_Scalar.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op__foreach_minimum_ScalarList.call(a[0], a[1]))
+    elif i == 2:
+        return _wrap_list(_op__foreach_minimum_List.call(a[0], a[1]))
+
+
+_sig__foreach_minimum_ = _Signatures('_foreach_minimum_', [
+    '_foreach_minimum_(Tensor[] self, Scalar scalar)',
+    '_foreach_minimum_(Tensor[] self, Scalar[] scalars)',
+    '_foreach_minimum_(Tensor[] self, Tensor[] other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_minimum_(*args, **kwargs):
+    """_foreach_minimum_(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_minimum_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_minimum_, args, kwargs)
+    if i == 0:
+        _op__foreach_minimum__Scalar.call(a[0], a[1])
+        return args[0] if args else kwargs['self']
+    elif i == 1:
+        _op__foreach_minimum__ScalarList.call(a[0], a[1])
+        return args[0] if args else kwargs['self']
+    elif i == 2:
+        _op__foreach_minimum__List.call(a[0], a[1])
+        return args[0] if args else kwargs['self']
 
 
 _sig_masked_fill = _Signatures('masked_fill', [
@@ -7188,20 +7294,6 @@ def _log_softmax(*args, **kwargs):
     return _wrap(_op__log_softmax_out.call(a[0], a[1], a[2], a[3]))
 
 
-_sig__log_softmax_backward_data = _Signatures('_log_softmax_backward_data', [
-    '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)',
-], numbers_as_tensors=False, is_method=False)
-
-
-def _log_softmax_backward_data(*args, **kwargs):
-    """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)"""
-    try:
-        i, a = _sig__log_softmax_backward_data.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, _log_softmax_backward_data, args, kwargs)
-    return _wrap(_op__log_softmax_backward_data.call(a[0], a[1], a[2], a[3]))
-
-
 _sig_relu = _Signatures('relu', [
     'relu(Tensor input)',
 ], numbers_as_tensors=False, is_method=False)
@@ -8529,29 +8621,6 @@ def cosine_similarity(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, cosine_similarity, args, kwargs)
     return _wrap(_op_cosine_similarity.call(a[0], a[1], a[2], a[3]))
-
-
-_sig_pairwise_distance = _Signatures('pairwise_distance', [
-    'pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False)',
-], numbers_as_tensors=False, is_method=False)
-
-
-def pairwise_distance(*args, **kwargs):
-    """pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False)"""
-    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
-        _a0, _a1, _a2, _a3, _a4 = args
-        _t0 = type(_a0)
-        _t1 = type(_a1)
-        _t2 = type(_a2)
-        _t3 = type(_a3)
-        _t4 = type(_a4)
-        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is float and _t3 is float and _t4 is bool:
-            return _wrap(_op_pairwise_distance.call(_a0._impl, _a1._impl, _a2, _a3, _a4))
-    try:
-        i, a = _sig_pairwise_distance.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, pairwise_distance, args, kwargs)
-    return _wrap(_op_pairwise_distance.call(a[0], a[1], a[2], a[3], a[4]))
 
 
 _sig_cross_entropy_loss = _Signatures('cross_entropy_loss', [
@@ -19960,7 +20029,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', '_log_softmax_backward_data', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_batch_norm_with_update', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'pairwise_distance', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'aminmax', 'isin', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'logcumsumexp', 'index_reduce', 'quantile', 'nanquantile', 'histogram', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', 'cdist', '_cdist_forward', '_euclidean_dist', 'segment_reduce', '_segment_reduce_backward', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', '_foreach_maximum', '_foreach_maximum_', '_foreach_minimum', '_foreach_minimum_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_batch_norm_with_update', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'aminmax', 'isin', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'logcumsumexp', 'index_reduce', 'quantile', 'nanquantile', 'histogram', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', 'cdist', '_cdist_forward', '_euclidean_dist', 'segment_reduce', '_segment_reduce_backward', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

@@ -20,7 +20,8 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core import shape as _shape
-from .._core.device import CPU
+from .._core.device import CPU, as_device
+from .._core.layout import preserve_format
 from .._core.user_warning import warn as _user_warn
 from .._device.threads import get_num_threads
 from .._tensor.impl import TensorImpl, empty_impl, empty_strided_impl, from_numpy_impl
@@ -28,8 +29,8 @@ from .aten import aten
 from .kernels.cpu import copy as _copy
 from .kernels.cpu.dispatch_types import not_implemented
 
-__all__ = ["tensor_impl", "infer_dtype", "full_impl", "arange_impl", "linspace_impl", "logspace_impl", "eye_impl",
-           "check_fits", "not_implemented"]
+__all__ = ["tensor_impl", "infer_dtype", "full_impl", "like_impl", "arange_impl", "linspace_impl", "logspace_impl",
+           "eye_impl", "check_fits", "not_implemented"]
 
 _SCALARS = (bool, int, float, complex)
 _F16 = np.dtype(np.float16)
@@ -386,11 +387,25 @@ _NO_INFINITY = frozenset(d for d in _dt.FLOAT8_DTYPES if d is not _dt.float8_e5m
 
 
 def full_impl(sizes, value, dtype, device=CPU) -> TensorImpl:
-    out = empty_impl(sizes, dtype, device)
-    check_fits(value, dtype, out.numel())
-    if device.type not in _HOST_FILLED:  # an accelerator fills on its own stream rather than from the host
-        return aten.fill__Scalar(out, fill_value_for(value, dtype))
-    return _copy.fill_(out, fill_value_for(value, dtype))
+    return _filled(empty_impl(sizes, dtype, device), value)
+
+
+def like_impl(self: TensorImpl, value, dtype=None, device=None, memory_format=None) -> TensorImpl:
+    """``empty_like`` (``value`` None), ``zeros_like``, ``ones_like``, ``full_like`` of ``self``: its sizes, strides
+    by ``memory_format`` (preserve_format when None), its dtype and device unless given."""
+    dtype = self.dtype if dtype is None else dtype
+    device = self.device if device is None else as_device(device)
+    strides = _shape.strides_for_format(self.sizes, self.strides, preserve_format if memory_format is None
+                                        else memory_format)
+    out = empty_strided_impl(self.sizes, strides, dtype, device)
+    return out if value is None else _filled(out, value)
+
+
+def _filled(out: TensorImpl, value) -> TensorImpl:
+    check_fits(value, out.dtype, out.numel())
+    if out.device.type not in _HOST_FILLED:  # an accelerator fills on its own stream rather than from the host
+        return aten.fill__Scalar(out, fill_value_for(value, out.dtype))
+    return _copy.fill_(out, fill_value_for(value, out.dtype))
 
 
 _HOST_FILLED = {"cpu", "meta"}

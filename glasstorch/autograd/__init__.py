@@ -16,6 +16,7 @@ import glasstorch as torch  # noqa: F401  (as PyTorch's torch.autograd imports t
 from .._core.torch_function import handle_torch_function, has_torch_function
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
 from .._ops.aten import aten
+from .._core.layout import preserve_format
 from .._ops.factories import full_impl
 from . import engine as _engine
 from . import forward_ad, formulas, functional, graph, manual_kernels, node_support  # noqa: F401  (manual: copy_)
@@ -98,6 +99,14 @@ def _output_meta(out) -> tuple:
     return o.sizes, o.dtype, o.device, requires_grad(o)
 
 
+def _implicit_grad(out, sizes, dtype, device):
+    """The 1 a scalar output is seeded with: ``ones_like(out)`` through the dispatcher (a mode sees it), or ones
+    of an edge's input metadata, as PyTorch's ``_make_grads``."""
+    if isinstance(out, GradientEdge):
+        return full_impl(sizes, 1, dtype, device)
+    return aten.ones_like(out._impl, None, None, None, None, preserve_format)
+
+
 def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
     """PyTorch's ``_make_grads``: implicit ones for scalar outputs, checks for given ones."""
     grads = []
@@ -109,7 +118,7 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not dtype.is_floating_point:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {dtype}")
-                grads.append(full_impl(sizes, 1, dtype, device))
+                grads.append(_implicit_grad(out, sizes, dtype, device))
             else:
                 grads.append(None)
             continue

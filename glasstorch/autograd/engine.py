@@ -31,10 +31,12 @@ import time
 from .._core import shape as _shape
 from .._core import thread_state
 from .._core.dispatch_key import MATH_BITS, bit
-from .._core.layout import contiguous_format
+from .._core.dispatch_key import tls as _dk_tls
+from .._core.layout import contiguous_format, sparse_coo
 from .._core.user_warning import warn_once
 from .._ops.aten import aten
 from .._ops.decompositions.reduce import sum_to
+from .._ops.dispatcher import get_op
 from .._tensor.impl import TensorImpl, VersionCounter, empty_strided_impl
 from .._tensor.views import type_string
 from . import graph as _graph
@@ -650,8 +652,11 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
 
 def _first_sparse_grad(grad: TensorImpl, steal: bool) -> TensorImpl:
     """A leaf's first gradient when it is sparse: a new sparse tensor over the same parts when the engine alone
-    holds it, else a clone (PyTorch's AccumulateGrad cannot detach a sparse tensor, so it never stores it as is)."""
-    if steal and grad.autograd is None and _refcount(grad) <= _REFS_STOLEN - 1:  # no `t` of _sole_owner here
+    holds it and its indices and values are contiguous, else a clone (PyTorch's AccumulateGrad cannot detach a
+    sparse tensor, so it never stores it as is)."""
+    parts = grad.sparse
+    contiguous = parts.indices.is_contiguous() and parts.values.is_contiguous() if parts.layout is sparse_coo else True
+    if steal and contiguous and grad.autograd is None and _refcount(grad) <= _REFS_STOLEN - 1:  # no `t` here
         out = grad.view_impl(grad.sizes, grad.strides, grad.offset)
         out.version = VersionCounter()
         return out
@@ -671,7 +676,7 @@ def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:
     else:
         ok = grad.is_contiguous()
     if steal and (ok or not _grad_state.grad_layout_enforcement) and _sole_owner(grad, _REFS_STOLEN):
-        return grad
+        return _detached(grad)
     if steal and (ok or not _grad_state.grad_layout_enforcement) and _sole_math_view(grad):
         grad.base = grad.autograd = None  # PyTorch stores ``new_grad.detach()``: no _base, no view history
         return grad
@@ -681,4 +686,12 @@ def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:
     return aten.copy_(out, grad, False)
 
 
+def _detached(grad: TensorImpl) -> TensorImpl:
+    """``new_grad.detach()``, as PyTorch's AccumulateGrad stores a stolen gradient: the call starts at the Python
+    key (with grad mode off autograd has nothing to record), so a dispatch mode sees ``aten.detach.default``."""
+    ks = (grad.key_set | _dk_tls.included) & ~_dk_tls.excluded & _AT_OR_BELOW_PYTHON | 1
+    return get_op("aten::detach").redispatch(ks, grad)
+
+
+_AT_OR_BELOW_PYTHON = (_PYTHON_BIT << 1) - 1
 _graph.accumulate_grad = accumulate_grad

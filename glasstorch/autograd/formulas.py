@@ -18,6 +18,7 @@ from .._core.dispatch_key import bit as _bit
 from .._core.dispatch_key import tls as _tls
 from .._core.shape import maybe_overlapping as _maybe_overlapping
 from .._core.user_warning import warn as _warn
+from .basic_ops import DelayedError
 from .forward_grad import is_fw_grad_defined
 
 __all__ = [
@@ -48,7 +49,7 @@ __all__ = [
     "gather_backward", "unsafe_masked_index_backward", "unsafe_masked_index_of", "index_select_backward",
     "index_backward", "aten_index", "aten_index_put",
     "masked_fill_value_backward", "masked_select_backward", "masked_scatter_source_backward", "take_backward",
-    "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
+    "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward", "unsupported_double_backward",
     # activations, losses, normalisation, convolution, pooling
     "softmax_backward_data", "softmax_double_backward", "native_dropout_double_backward",
     "log_softmax_backward_data", "gelu_backward", "silu_backward", "mish_backward",
@@ -763,6 +764,12 @@ def index_fill_value_backward(grad, dim, index):
     return grad.index_select(dim, _T.unique(index.reshape(-1))).sum()
 
 
+def unsupported_double_backward(msg: str, grad):
+    """``grad`` as it is, but differentiating it again raises ``msg`` (PyTorch wraps such a gradient in a
+    ``DelayedError`` node where its formula is only right to first order)."""
+    return DelayedError(msg, 1)(grad)
+
+
 def scatter_reduce_backward(grad, x, dim, index, src, reduce, include_self, result):
     """(d self, d src) of scatter_reduce for sum / prod / mean / amax / amin."""
     if reduce == "sum":
@@ -778,6 +785,9 @@ def scatter_reduce_backward(grad, x, dim, index, src, reduce, include_self, resu
         masked_src_result = x.scatter_reduce(dim, index, masked_src, reduce, include_self=include_self)
         gsrc = _T.where(src_single_zero, (grad * masked_src_result).gather(dim, index),
                         (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+        if _T.is_grad_enabled() and bool((src_num_zeros > 1).any()):  # only a graph being built can refuse
+            gsrc = unsupported_double_backward("scatter_reduce(): Double backward is unsupported for src when >1 "
+                                               "zeros in src are scattered to the same position in self", gsrc)
     elif reduce == "mean":
         n = _T.ones_like(grad) if include_self else _T.zeros_like(grad)
         n = n.scatter_add(dim, index, _T.ones_like(src))
@@ -977,7 +987,9 @@ def glu_backward(grad, x, dim):
 
 
 # -- embedding and losses ------------------------------------------------------------------------------------------
-def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq=False):
+def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq=False, sparse=False):
+    if sparse:
+        return embedding_sparse_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq)
     d = grad.shape[-1]
     flat = indices.reshape(-1)
     g = grad.reshape(-1, d)
@@ -989,6 +1001,20 @@ def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_fr
         g = g * (flat != padding_idx).unsqueeze(1)
     out = _T.zeros(num_weights, d, dtype=grad.dtype, device=grad.device)
     return out.index_add(0, flat, g)
+
+
+def embedding_sparse_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """A COO gradient of the weight: one row of ``grad`` per looked-up index, the padding index's rows left out
+    (uncoalesced, as PyTorch's)."""
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    d = grad.shape[-1]
+    flat = indices.reshape(-1)
+    values = grad.reshape(-1, d)
+    if padding_idx is not None and padding_idx != -1:
+        keep = flat != padding_idx
+        flat, values = flat[keep], values[keep]
+    return _T.sparse_coo_tensor(flat.reshape(1, -1).long(), values, (num_weights, d), check_invariants=False)
 
 
 def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
@@ -1228,10 +1254,12 @@ def convolution_jvp(inp_p, inp_t, weight_p, weight_t, bias_t, stride, padding, d
     return out
 
 
-def convolution_backward(grad, inp, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    """(d input, d weight, d bias) of convolution: ``aten::convolution_backward`` (d bias only with a bias)."""
-    mask = [True, True, bias is not None]
-    bias_sizes = None if bias is None else list(bias.shape)
+def convolution_backward(grad, inp, weight, bias_sizes, stride, padding, dilation, transposed, output_padding,
+                         groups):
+    """(d input, d weight, d bias) of convolution: ``aten::convolution_backward`` (d bias only with a bias; the
+    node keeps the bias's sizes, not the bias, as PyTorch's)."""
+    mask = [True, True, bias_sizes is not None]
+    bias_sizes = None if bias_sizes is None else list(bias_sizes)
     return _T.ops.aten.convolution_backward(grad, inp, weight, bias_sizes, list(stride), list(padding),
                                             list(dilation), transposed, list(output_padding), groups, mask)
 

@@ -40,6 +40,13 @@ from .view_history import rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "InplaceFunction", "once_differentiable"]
 
+_ACCESSED_ONCE = ("saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on the "
+                  "autograd.Function. Either access saved_tensors only once, or set "
+                  "clear_saved_tensors_on_access=False.")
+# Note [Cleared on access]: a Function class with ``clear_saved_tensors_on_access = True`` gives up its saved
+# tensors the first time ``ctx.saved_tensors`` is read (in forward, before backward, or in backward), so a backward
+# that deletes its locals frees them before the node ends; a second read raises, and ``_raw_saved_tensors`` is then
+# empty, as in PyTorch's THPFunction_saved_tensors.
 _LEGACY_CALL = ("Legacy autograd function with non-static forward method is deprecated. Please use new-style "
                 "autograd function with static forward method. (Example: "
                 "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
@@ -106,6 +113,7 @@ class BackwardCFunction(NodeBase, FunctionCtx):
         self._is_tensor_input = ()
         self._output_info = []  # per forward output: (sizes, dtype, device) of a tensor, else None
         self._saved = None  # the SavedTensors, once forward has finished (executable calls only)
+        self._saved_cleared = False  # read once under clear_saved_tensors_on_access
 
     __repr__ = object.__repr__  # a Python class in PyTorch: "<module.MyFnBackward object at 0x...>"
 
@@ -117,10 +125,18 @@ class BackwardCFunction(NodeBase, FunctionCtx):
     def saved_tensors(self) -> tuple:
         if self.__dict__.get("_in_jvp"):  # inside jvp: what forward gave save_for_forward, as PyTorch's
             return tuple(self.__dict__.get("saved_for_forward", ()))
+        clear = getattr(self._forward_cls, "clear_saved_tensors_on_access", False)
+        if clear:
+            if self._saved_cleared:
+                raise RuntimeError(_ACCESSED_ONCE)
+            self._saved_cleared = True
         if self._saved is None:
             return tuple(self.to_save)
         name = self.name()
-        return tuple(None if (impl := s.unpack_impl(name)) is None else _graph.to_tensor(impl) for s in self._saved)
+        out = tuple(None if (impl := s.unpack_impl(name)) is None else _graph.to_tensor(impl) for s in self._saved)
+        if clear:  # the node lets go: the caller's locals are then the only references (Note [Cleared on access])
+            self._saved = []
+        return out
 
     @property
     def _raw_saved_tensors(self) -> tuple:
@@ -252,6 +268,7 @@ class Function(NodeBase, FunctionCtx, metaclass=FunctionMeta):
     ``torch.autograd.graph.Node``."""
 
     generate_vmap_rule = False
+    clear_saved_tensors_on_access = False  # True: ctx.saved_tensors may be read once (Note [Cleared on access])
     _is_graph_node = False
 
     def __init__(self, *args, **kwargs):

@@ -68,6 +68,10 @@ def index_reduce_backward(grad, x, dim, index, source, reduce, include_self, res
                                       include_self=include_self)
         gsrc = torch.where(single_zero, (grad * without_zero).index_select(dim, index),
                            (grad * result).index_select(dim, index) / source.masked_fill(src_zero, 1))
+        if torch.is_grad_enabled() and bool((zeros_per_slot > 1).any()):  # only a graph being built can refuse
+            gsrc = _formulas.unsupported_double_backward("index_reduce(): Double backward is unsupported for source "
+                                                         "when >1 zeros in source are scattered to the same position "
+                                                         "in self", gsrc)
     elif reduce == "mean":
         n = (torch.ones_like(grad) if include_self else torch.zeros_like(grad)).index_add(dim, index,
                                                                                           torch.ones_like(source))

@@ -333,12 +333,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   f"GitHub.")
-    return _embedding_bag_reduce(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
+    return _embedding_bag_reduce(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                                 sparse)
 
 
-def _embedding_bag_reduce(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+def _embedding_bag_reduce(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                          sparse=False):
     """The bags' reduction in ``weight``'s opmath type: padding rows excluded, empty bags 0, max taking each
-    feature's first largest row (its gradient goes there)."""
+    feature's first largest row (its gradient goes there). ``sparse``: the weight's gradient is a COO tensor with a
+    row per looked-up index, padding left out, as PyTorch's _embedding_bag_sparse_backward gives."""
     num, dim = weight.shape
     if padding_idx is not None and padding_idx < 0:
         padding_idx += num
@@ -346,7 +349,7 @@ def _embedding_bag_reduce(input, weight, offsets, mode, per_sample_weights, incl
     idx = input.detach().cpu().numpy().astype("int64")
     keep = (bag_of >= 0) & (idx != (-1 if padding_idx is None else padding_idx))
     low = weight.dtype in (_torch.float16, _torch.bfloat16)
-    rows = _torch.nn.functional.embedding(input, weight)
+    rows = _gen.embedding(weight, input, -1 if padding_idx is None else padding_idx, False, sparse)
     rows = rows.float() if low else rows
     out_dtype = rows.dtype
     pos = _np.nonzero(keep)[0]

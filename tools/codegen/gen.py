@@ -240,6 +240,10 @@ def _returns_code(f: NativeFunction, method: bool, call: str, rt_types: dict) ->
             return [f"return _wrap({call})"]
         return [f"return {call}"]
     if not rets:
+        first = s.arguments[0] if s.arguments else None
+        if _pyname(f).startswith("_foreach_") and first is not None and first.is_write and first.type.is_list:
+            # an in-place foreach op: PyTorch's binding hands back the caller's own list (_fused_adam_ gives None)
+            return [call, f"return args[0] if args else kwargs[{first.name!r}]"]
         return [call, "return None"]
     names = [r.name for r in rets]
     if all(names):

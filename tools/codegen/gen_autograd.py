@@ -173,6 +173,25 @@ class Info:
         return self.entry["node"]
 
 
+# ``<arg>_argsize_<k>`` / ``<arg>_argsize_minus_<k>``: one size of an argument (PyTorch's ``arg.sym_size(k)``, saved
+# alone and shown as ``_saved_<arg>_sym_argsize_<k>`` / ``..._minus_<k>``).
+_ARGSIZE = re.compile(r"^(?P<arg>.+)_argsize_(?P<minus>minus_)?(?P<k>\d+)$")
+
+
+def _meta_source(m: str) -> tuple:
+    """(argument, what ``record.meta`` reads, the index into it or None) of a saved metadata name."""
+    if (size := _ARGSIZE.match(m)) is not None:
+        return size["arg"], "sizes", -int(size["k"]) if size["minus"] else int(size["k"])
+    base, what = m.rsplit("_", 1)
+    return base, what, None
+
+
+def _meta_expr(m: str, tensor: str) -> str:
+    _, what, index = _meta_source(m)
+    expr = f"record.meta({tensor}, {what!r})"
+    return expr if index is None else f"{expr}[{index}]"
+
+
 def _analyse(entry) -> Info:
     f = entry["f"]
     args = [a for a in f.func.arguments if not (a.is_write and a.kwarg_only)]
@@ -190,7 +209,8 @@ def _analyse(entry) -> Info:
         used |= _names_in(expr)
     diff_inputs = [n for n in arg_names if n in keyed and n not in entry["non_diff"]]
     checked = [n for n in tensor_like if diff_inputs and n not in diff_inputs and n not in entry["non_diff"]]
-    saved_meta = sorted(n for n in used if n.endswith(META_SUFFIXES) and n.rsplit("_", 1)[0] in by_name)
+    saved_meta = sorted(n for n in used if (n.endswith(META_SUFFIXES) and n.rsplit("_", 1)[0] in by_name)
+                        or ((m := _ARGSIZE.match(n)) and m["arg"] in by_name))
     info = Info(entry, args, diff_inputs, lists & set(diff_inputs), checked,
                 saved_tensors=[n for n in arg_names if n in used and n in single],
                 saved_values=[n for n in arg_names if n in used and n not in single],  # a Tensor?[] as it is
@@ -348,10 +368,24 @@ def _node_class(info: Info) -> list:
                 f"        return wrap_saved(self.result_[{i}], {node!r}, self)", ""]
         out += _raw_saved(name, f"self.result_[{i}]")
     lists = {a.name for a in info.args if a.type.is_list}
-    shown = [n for n in saved_m if not n.endswith(_UNSHOWN_META) and n.rsplit("_", 1)[0] not in lists]
+    optional = {a.name for a in info.args if a.type.is_optional and a.type.base == "Tensor"}
+    shown = [n for n in saved_m if not n.endswith(_UNSHOWN_META) and _meta_source(n)[0] not in lists]
     for n in saved_v + shown:
-        out += ["    @property", f"    def _saved_{_torch_saved_name(n)}(self):", f"        return self.{n}_", ""]
+        if n.endswith("_sizes") and n.rsplit("_", 1)[0] in optional:
+            out += _optional_sizes_property(n)
+            continue
+        value = f"self.{n}_"
+        if n in lists:  # PyTorch's getters give an int[] / Scalar[] argument as a tuple
+            value = f"None if {value} is None else tuple({value})"
+        out += ["    @property", f"    def _saved_{_torch_saved_name(n)}(self):", f"        return {value}", ""]
     return out + [""]
+
+
+def _optional_sizes_property(name: str) -> list:
+    """The sizes of a ``Tensor?`` argument: PyTorch shows them as ``_saved_<arg>_sym_sizes_opt``, and an absent
+    tensor's as ``(0,)`` (its getter turns the empty optional into that, a known oddity its own test pins)."""
+    return ["    @property", f"    def _saved_{_torch_saved_name(name)}_opt(self):",
+            f"        return (0,) if self.{name}_ is None else tuple(self.{name}_)", ""]
 
 
 # PyTorch's nodes show no property for a saved dtype, device or layout (its ScalarType / TensorOptions), nor for
@@ -369,7 +403,10 @@ _TORCH_META_NAMES = {"_sizes": "_sym_sizes", "_numel": "_sym_numel"}
 
 
 def _torch_saved_name(name: str) -> str:
-    """The ``_saved_<name>`` PyTorch gives a saved size or numel (``self_sizes`` -> ``self_sym_sizes``)."""
+    """The ``_saved_<name>`` PyTorch gives a saved size or numel (``self_sizes`` -> ``self_sym_sizes``,
+    ``self_argsize_0`` -> ``self_sym_argsize_0``)."""
+    if (size := _ARGSIZE.match(name)) is not None:
+        return f"{size['arg']}_sym_argsize_{size['minus'] or ''}{size['k']}"
     for ours, theirs in _TORCH_META_NAMES.items():
         if name.endswith(ours):
             return name[: -len(ours)] + theirs
@@ -423,8 +460,8 @@ def _element_wise_call(info: Info) -> str:
     saved_v = [n for n in info.saved_values if n not in lists]
     args = ["grad", "[grad]"] + [names[n] for n in saved_t + saved_v]
     for m in info.saved_meta:
-        base, what = m.rsplit("_", 1)
-        args.append(f"_fw_meta({names[base]}, {what!r})")
+        base, what, index = _meta_source(m)
+        args.append(f"_fw_meta({names[base]}, {what!r})" + ("" if index is None else f"[{index}]"))
     if info.uses_result:
         args.append("result")
     return f"_element_wise(lambda grad: _{info.node}_0({', '.join(args)}), {_py(info.diff_inputs[0])}_t)"
@@ -590,11 +627,11 @@ def _record(info: Info, f, kind, params, ind) -> list:
     lines += [f"node.{n}_ = tuple(record.save(t) for t in {n})" if n in lists else f"node.{n}_ = {n}"
               for n in info.saved_values]
     for m in info.saved_meta:
-        base, what = m.rsplit("_", 1)
+        base = _meta_source(m)[0]
         if any(a.name == base and a.type.is_list for a in info.args):
-            lines.append(f"node.{m}_ = tuple(record.meta(t, {what!r}) for t in {base})")
+            lines.append(f"node.{m}_ = tuple({_meta_expr(m, 't')} for t in {base})")
         else:
-            lines.append(f"node.{m}_ = record.meta({base}, {what!r})")
+            lines.append(f"node.{m}_ = {_meta_expr(m, base)}")
     lines.append(f"result = _op_{f.ident}.redispatch(ks, {params})")
     od = info.out_diff
     returns = f.func.returns

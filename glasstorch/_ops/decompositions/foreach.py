@@ -10,7 +10,7 @@ Invariant: nothing is returned (the schemas return ``()``); every entry is writt
 from __future__ import annotations
 
 from ..aten import aten
-from ..kernels.composite.foreach import check_foreach_list, check_foreach_lists
+from ..kernels.composite.foreach import check_foreach_list, check_foreach_lists, check_foreach_scalars
 
 __all__ = [
     "foreach_abs_", "foreach_acos_", "foreach_asin_", "foreach_atan_", "foreach_ceil_", "foreach_cos_",
@@ -20,6 +20,8 @@ __all__ = [
     "foreach_sinh_", "foreach_sqrt_", "foreach_tan_", "foreach_tanh_", "foreach_trunc_",
     "foreach_sub_scalar_", "foreach_mul_scalar_", "foreach_div_scalar_",
     "foreach_add_list_", "foreach_sub_list_", "foreach_mul_list_", "foreach_div_list_",
+    "foreach_maximum_scalar_", "foreach_maximum_list_", "foreach_maximum_scalarlist_", "foreach_minimum_scalar_",
+    "foreach_minimum_list_", "foreach_minimum_scalarlist_",
 ]
 
 
@@ -47,6 +49,15 @@ def _with_list(name: str):
         op = getattr(aten, name)
         for t, o in zip(self, other, strict=True):
             op(t, o, *extra)
+    return decomposition
+
+
+def _with_scalars(name: str):
+    def decomposition(self, scalars) -> None:
+        check_foreach_scalars(self, scalars)
+        op = getattr(aten, name)
+        for t, s in zip(self, scalars, strict=True):
+            op(t, s)
     return decomposition
 
 
@@ -87,3 +98,9 @@ foreach_add_list_ = _with_list("add__Tensor")
 foreach_sub_list_ = _with_list("sub__Tensor")
 foreach_mul_list_ = _with_list("mul__Tensor")
 foreach_div_list_ = _with_list("div__Tensor")
+foreach_maximum_scalar_ = _with_scalar("clamp_min_")
+foreach_maximum_list_ = _with_list("clamp_min__Tensor")
+foreach_maximum_scalarlist_ = _with_scalars("clamp_min_")
+foreach_minimum_scalar_ = _with_scalar("clamp_max_")
+foreach_minimum_list_ = _with_list("clamp_max__Tensor")
+foreach_minimum_scalarlist_ = _with_scalars("clamp_max_")

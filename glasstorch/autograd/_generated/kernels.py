@@ -261,13 +261,13 @@ def _autograd_convolution(ks, input, weight, bias, stride, padding, dilation, tr
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
         node.weight_ = record.save(weight)
-        node.bias_ = record.save(bias)
         node.stride_ = stride
         node.padding_ = padding
         node.dilation_ = dilation
         node.transposed_ = transposed
         node.output_padding_ = output_padding
         node.groups_ = groups
+        node.bias_sizes_ = record.meta(bias, 'sizes')
         result = _op_convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
         record.output(result, node)
         return result
@@ -289,13 +289,13 @@ def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, t
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
         node.weight_ = record.save(weight)
-        node.bias_ = record.save(bias)
         node.stride_ = stride
         node.padding_ = padding
         node.dilation_ = dilation
         node.transposed_ = transposed
         node.output_padding_ = output_padding
         node.groups_ = groups
+        node.bias_sizes_ = record.meta(bias, 'sizes')
         result = _op__convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
         record.output(result, node)
         return result
@@ -1405,6 +1405,16 @@ def _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA(ks, self):
 register_autograd('aten::_test_autograd_multiple_dispatch_view', _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA, 'AutogradCUDA')
 
 
+_op_ones_like = _get_op('aten::ones_like')
+
+
+def _autograd_ones_like(ks, self, dtype, layout, device, pin_memory, memory_format):
+    return _op_ones_like.redispatch(ks, self, dtype, layout, device, pin_memory, memory_format)
+
+
+register_autograd('aten::ones_like', _autograd_ones_like)
+
+
 _op__foreach_abs = _get_op('aten::_foreach_abs')
 _fw__foreach_abs = FwSpec(_op__foreach_abs, (0,), (True,), 'functional', None)
 
@@ -2177,6 +2187,140 @@ def _autograd__foreach_div_Scalar(ks, self, scalar):
 
 
 register_autograd('aten::_foreach_div.Scalar', _autograd__foreach_div_Scalar)
+
+
+_op__foreach_maximum_Scalar = _get_op('aten::_foreach_maximum.Scalar')
+_fw__foreach_maximum_Scalar = FwSpec(_op__foreach_maximum_Scalar, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_maximum_Scalar(ks, self, scalar):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_maximum_Scalar, _autograd__foreach_maximum_Scalar, ks, self, scalar)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachMaximumBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.scalar_ = scalar
+        result = _op__foreach_maximum_Scalar.redispatch(ks, self, scalar)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_maximum_Scalar.redispatch(ks, self, scalar)
+
+
+register_autograd('aten::_foreach_maximum.Scalar', _autograd__foreach_maximum_Scalar)
+
+
+_op__foreach_maximum_List = _get_op('aten::_foreach_maximum.List')
+_fw__foreach_maximum_List = FwSpec(_op__foreach_maximum_List, (0, 1), (True, True), 'functional', None)
+
+
+def _autograd__foreach_maximum_List(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_maximum_List, _autograd__foreach_maximum_List, ks, self, other)
+    if (any(type(t) is _TI and t.autograd is not None for t in self) or any(type(t) is _TI and t.autograd is not None for t in other)) and _gs.enabled and requires_grad_any(*self, *other):
+        node = _n.ForeachMaximumBackward1()
+        node.next_edges = record.edges(*self, *other)
+        node.self_size_ = len(self)
+        node.other_size_ = len(other)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.other_ = tuple(record.save(t) for t in other)
+        result = _op__foreach_maximum_List.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_maximum_List.redispatch(ks, self, other)
+
+
+register_autograd('aten::_foreach_maximum.List', _autograd__foreach_maximum_List)
+
+
+_op__foreach_maximum_ScalarList = _get_op('aten::_foreach_maximum.ScalarList')
+_fw__foreach_maximum_ScalarList = FwSpec(_op__foreach_maximum_ScalarList, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_maximum_ScalarList(ks, self, scalars):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_maximum_ScalarList, _autograd__foreach_maximum_ScalarList, ks, self, scalars)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachMaximumBackward2()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.scalars_ = scalars
+        result = _op__foreach_maximum_ScalarList.redispatch(ks, self, scalars)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_maximum_ScalarList.redispatch(ks, self, scalars)
+
+
+register_autograd('aten::_foreach_maximum.ScalarList', _autograd__foreach_maximum_ScalarList)
+
+
+_op__foreach_minimum_Scalar = _get_op('aten::_foreach_minimum.Scalar')
+_fw__foreach_minimum_Scalar = FwSpec(_op__foreach_minimum_Scalar, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_minimum_Scalar(ks, self, scalar):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_minimum_Scalar, _autograd__foreach_minimum_Scalar, ks, self, scalar)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachMinimumBackward0()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.scalar_ = scalar
+        result = _op__foreach_minimum_Scalar.redispatch(ks, self, scalar)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_minimum_Scalar.redispatch(ks, self, scalar)
+
+
+register_autograd('aten::_foreach_minimum.Scalar', _autograd__foreach_minimum_Scalar)
+
+
+_op__foreach_minimum_List = _get_op('aten::_foreach_minimum.List')
+_fw__foreach_minimum_List = FwSpec(_op__foreach_minimum_List, (0, 1), (True, True), 'functional', None)
+
+
+def _autograd__foreach_minimum_List(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_minimum_List, _autograd__foreach_minimum_List, ks, self, other)
+    if (any(type(t) is _TI and t.autograd is not None for t in self) or any(type(t) is _TI and t.autograd is not None for t in other)) and _gs.enabled and requires_grad_any(*self, *other):
+        node = _n.ForeachMinimumBackward1()
+        node.next_edges = record.edges(*self, *other)
+        node.self_size_ = len(self)
+        node.other_size_ = len(other)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.other_ = tuple(record.save(t) for t in other)
+        result = _op__foreach_minimum_List.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_minimum_List.redispatch(ks, self, other)
+
+
+register_autograd('aten::_foreach_minimum.List', _autograd__foreach_minimum_List)
+
+
+_op__foreach_minimum_ScalarList = _get_op('aten::_foreach_minimum.ScalarList')
+_fw__foreach_minimum_ScalarList = FwSpec(_op__foreach_minimum_ScalarList, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_minimum_ScalarList(ks, self, scalars):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_minimum_ScalarList, _autograd__foreach_minimum_ScalarList, ks, self, scalars)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachMinimumBackward2()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.scalars_ = scalars
+        result = _op__foreach_minimum_ScalarList.redispatch(ks, self, scalars)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_minimum_ScalarList.redispatch(ks, self, scalars)
+
+
+register_autograd('aten::_foreach_minimum.ScalarList', _autograd__foreach_minimum_ScalarList)
 
 
 _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
@@ -3413,8 +3557,9 @@ def _autograd_addbmm(ks, self, batch1, batch2, beta, alpha):
         node.batch2_ = record.save(batch2) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
-        node.batch1_sizes_ = record.meta(batch1, 'sizes')
-        node.batch2_sizes_ = record.meta(batch2, 'sizes')
+        node.batch1_argsize_0_ = record.meta(batch1, 'sizes')[0]
+        node.batch1_argsize_1_ = record.meta(batch1, 'sizes')[1]
+        node.batch2_argsize_2_ = record.meta(batch2, 'sizes')[2]
         result = _op_addbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
         record.output(result, node)
         return result
@@ -3439,8 +3584,9 @@ def _autograd_addbmm_(ks, self, batch1, batch2, beta, alpha):
         node.batch2_ = record.save(batch2) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
-        node.batch1_sizes_ = record.meta(batch1, 'sizes')
-        node.batch2_sizes_ = record.meta(batch2, 'sizes')
+        node.batch1_argsize_0_ = record.meta(batch1, 'sizes')[0]
+        node.batch1_argsize_1_ = record.meta(batch1, 'sizes')[1]
+        node.batch2_argsize_2_ = record.meta(batch2, 'sizes')[2]
         result = _op_addbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
         _check_differentiable_dtype(result)
         record.history_inplace(result, node)
@@ -6775,7 +6921,8 @@ def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sp
         node.indices_ = record.save(indices)
         node.padding_idx_ = padding_idx
         node.scale_grad_by_freq_ = scale_grad_by_freq
-        node.weight_sizes_ = record.meta(weight, 'sizes')
+        node.sparse_ = sparse
+        node.weight_argsize_0_ = record.meta(weight, 'sizes')[0]
         result = _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
         record.output(result, node)
         return result
@@ -12941,7 +13088,8 @@ def _autograd_im2col(ks, self, kernel_size, dilation, padding, stride):
         node.dilation_ = dilation
         node.padding_ = padding
         node.stride_ = stride
-        node.self_sizes_ = record.meta(self, 'sizes')
+        node.self_argsize_minus_1_ = record.meta(self, 'sizes')[-1]
+        node.self_argsize_minus_2_ = record.meta(self, 'sizes')[-2]
         result = _op_im2col.redispatch(ks, self, kernel_size, dilation, padding, stride)
         record.output(result, node)
         return result

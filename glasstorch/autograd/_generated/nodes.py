@@ -245,21 +245,20 @@ class ComplexBackward0(NodeBase):
         return out
 
 
-def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+def _ConvolutionBackward0_0(grad, grads, input, weight, stride, padding, dilation, transposed, output_padding, groups, bias_sizes):
+    return convolution_backward(grad, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups)
 
 
 class ConvolutionBackward0(NodeBase):
     """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:5)."""
 
-    __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
-    _tensor_slots = ('input_', 'weight_', 'bias_')
+    __slots__ = ('input_', 'weight_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_', 'bias_sizes_')
+    _tensor_slots = ('input_', 'weight_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        bias = _unpack(node, node.bias_, 'ConvolutionBackward0')
         input = _unpack(node, node.input_, 'ConvolutionBackward0')
         weight = _unpack(node, node.weight_, 'ConvolutionBackward0')
         stride = node.stride_
@@ -268,9 +267,10 @@ class ConvolutionBackward0(NodeBase):
         transposed = node.transposed_
         output_padding = node.output_padding_
         groups = node.groups_
+        bias_sizes = node.bias_sizes_
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
-            res = _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            res = _ConvolutionBackward0_0(grad, grads, input, weight, stride, padding, dilation, transposed, output_padding, groups, bias_sizes)
             out[0] = unwrap(res[0])
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
@@ -293,24 +293,16 @@ class ConvolutionBackward0(NodeBase):
         return self.weight_
 
     @property
-    def _saved_bias(self):
-        return _unpack(self, self.bias_, 'ConvolutionBackward0')
-
-    @property
-    def _raw_saved_bias(self):
-        return self.bias_
-
-    @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_transposed(self):
@@ -318,32 +310,35 @@ class ConvolutionBackward0(NodeBase):
 
     @property
     def _saved_output_padding(self):
-        return self.output_padding_
+        return None if self.output_padding_ is None else tuple(self.output_padding_)
 
     @property
     def _saved_groups(self):
         return self.groups_
+
+    @property
+    def _saved_bias_sym_sizes_opt(self):
+        return (0,) if self.bias_sizes_ is None else tuple(self.bias_sizes_)
 
 
 def _ConvolutionBackward0_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed, output_padding, groups, result):
     return convolution_jvp(input_p, input_t, weight_p, weight_t, bias_t, stride, padding, dilation, transposed, output_padding, groups)
 
 
-def _ConvolutionBackward1_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+def _ConvolutionBackward1_0(grad, grads, input, weight, stride, padding, dilation, transposed, output_padding, groups, bias_sizes):
+    return convolution_backward(grad, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups)
 
 
 class ConvolutionBackward1(NodeBase):
     """Backward of ``_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:9)."""
 
-    __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
-    _tensor_slots = ('input_', 'weight_', 'bias_')
+    __slots__ = ('input_', 'weight_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_', 'bias_sizes_')
+    _tensor_slots = ('input_', 'weight_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        bias = _unpack(node, node.bias_, 'ConvolutionBackward1')
         input = _unpack(node, node.input_, 'ConvolutionBackward1')
         weight = _unpack(node, node.weight_, 'ConvolutionBackward1')
         stride = node.stride_
@@ -352,9 +347,10 @@ class ConvolutionBackward1(NodeBase):
         transposed = node.transposed_
         output_padding = node.output_padding_
         groups = node.groups_
+        bias_sizes = node.bias_sizes_
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
-            res = _ConvolutionBackward1_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            res = _ConvolutionBackward1_0(grad, grads, input, weight, stride, padding, dilation, transposed, output_padding, groups, bias_sizes)
             out[0] = unwrap(res[0])
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
@@ -377,24 +373,16 @@ class ConvolutionBackward1(NodeBase):
         return self.weight_
 
     @property
-    def _saved_bias(self):
-        return _unpack(self, self.bias_, 'ConvolutionBackward1')
-
-    @property
-    def _raw_saved_bias(self):
-        return self.bias_
-
-    @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_transposed(self):
@@ -402,11 +390,15 @@ class ConvolutionBackward1(NodeBase):
 
     @property
     def _saved_output_padding(self):
-        return self.output_padding_
+        return None if self.output_padding_ is None else tuple(self.output_padding_)
 
     @property
     def _saved_groups(self):
         return self.groups_
+
+    @property
+    def _saved_bias_sym_sizes_opt(self):
+        return (0,) if self.bias_sizes_ is None else tuple(self.bias_sizes_)
 
 
 def _ConvolutionBackward1_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32, result):
@@ -457,19 +449,19 @@ class MaxPool2DWithIndicesBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_ceil_mode(self):
@@ -512,15 +504,15 @@ class AvgPool2DBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_ceil_mode(self):
@@ -664,11 +656,11 @@ class AsStridedBackward0(NodeBase):
 
     @property
     def _saved_size(self):
-        return self.size_
+        return None if self.size_ is None else tuple(self.size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_storage_offset(self):
@@ -700,11 +692,11 @@ class AsStridedBackward1(NodeBase):
 
     @property
     def _saved_size(self):
-        return self.size_
+        return None if self.size_ is None else tuple(self.size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_storage_offset(self):
@@ -833,7 +825,7 @@ class PermuteBackward0(NodeBase):
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _ExpandBackward0_0(grad, grads, self_sizes):
@@ -1365,11 +1357,11 @@ class AsStridedScatterBackward0(NodeBase):
 
     @property
     def _saved_size(self):
-        return self.size_
+        return None if self.size_ is None else tuple(self.size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_storage_offset(self):
@@ -2933,6 +2925,238 @@ class ForeachDivBackward1(NodeBase):
         return self.scalar_
 
 
+def _ForeachMaximumBackward0_0(grad, grads, self, scalar):
+    return [None if grad is None else where(self == scalar, grad / 2, grad).masked_fill(self < scalar, 0) for grad, self in zip(grads, self)]
+
+
+class ForeachMaximumBackward0(NodeBase):
+    """Backward of ``_foreach_maximum.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:121)."""
+
+    __slots__ = ('self_', 'scalar_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachMaximumBackward0')
+        scalar = node.scalar_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward0_0(grad, grads, self, scalar)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMaximumBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_scalar(self):
+        return self.scalar_
+
+
+def _ForeachMaximumBackward1_0(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, self, other, True) for grad, self, other in zip(grads, self, other)]
+
+
+def _ForeachMaximumBackward1_1(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, other, self, True) for grad, self, other in zip(grads, self, other)]
+
+
+class ForeachMaximumBackward1(NodeBase):
+    """Backward of ``_foreach_maximum.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:124)."""
+
+    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'ForeachMaximumBackward1')
+        self = _unpack(node, node.self_, 'ForeachMaximumBackward1')
+        n_self = node.self_size_
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward1_0(grad, grads, self, other)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachMaximumBackward1_1(grad, grads, self, other)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMaximumBackward1')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'ForeachMaximumBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _ForeachMaximumBackward2_0(grad, grads, self, scalars):
+    return [None if grad is None else where(self == s, grad / 2, grad).masked_fill(self < s, 0) for grad, self, s in zip(grads, self, scalars)]
+
+
+class ForeachMaximumBackward2(NodeBase):
+    """Backward of ``_foreach_maximum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:128)."""
+
+    __slots__ = ('self_', 'scalars_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachMaximumBackward2')
+        scalars = node.scalars_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward2_0(grad, grads, self, scalars)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMaximumBackward2')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_scalars(self):
+        return None if self.scalars_ is None else tuple(self.scalars_)
+
+
+def _ForeachMinimumBackward0_0(grad, grads, self, scalar):
+    return [None if grad is None else where(self == scalar, grad / 2, grad).masked_fill(self > scalar, 0) for grad, self in zip(grads, self)]
+
+
+class ForeachMinimumBackward0(NodeBase):
+    """Backward of ``_foreach_minimum.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:131)."""
+
+    __slots__ = ('self_', 'scalar_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachMinimumBackward0')
+        scalar = node.scalar_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward0_0(grad, grads, self, scalar)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMinimumBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_scalar(self):
+        return self.scalar_
+
+
+def _ForeachMinimumBackward1_0(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, self, other, False) for grad, self, other in zip(grads, self, other)]
+
+
+def _ForeachMinimumBackward1_1(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, other, self, False) for grad, self, other in zip(grads, self, other)]
+
+
+class ForeachMinimumBackward1(NodeBase):
+    """Backward of ``_foreach_minimum.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:134)."""
+
+    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'ForeachMinimumBackward1')
+        self = _unpack(node, node.self_, 'ForeachMinimumBackward1')
+        n_self = node.self_size_
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward1_0(grad, grads, self, other)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachMinimumBackward1_1(grad, grads, self, other)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMinimumBackward1')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'ForeachMinimumBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _ForeachMinimumBackward2_0(grad, grads, self, scalars):
+    return [None if grad is None else where(self == s, grad / 2, grad).masked_fill(self > s, 0) for grad, self, s in zip(grads, self, scalars)]
+
+
+class ForeachMinimumBackward2(NodeBase):
+    """Backward of ``_foreach_minimum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:138)."""
+
+    __slots__ = ('self_', 'scalars_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ForeachMinimumBackward2')
+        scalars = node.scalars_
+        n_self = node.self_size_
+        out = [None] * n_self
+        if any(node.should_compute_output(i) for i in range(n_self)):
+            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward2_0(grad, grads, self, scalars)]
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ForeachMinimumBackward2')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_scalars(self):
+        return None if self.scalars_ is None else tuple(self.scalars_)
+
+
 def _MaskedFillBackward0_0(grad, grads, mask):
     return grad.masked_fill(mask, 0)
 
@@ -4132,22 +4356,22 @@ def _BaddbmmBackward0_jvp(self_p, self_t, batch1_p, batch1_t, batch2_p, batch2_t
     return maybe_multiply(self_t, beta) + maybe_multiply(batch1_t.bmm(batch2_p) + batch1_p.bmm(batch2_t), alpha)
 
 
-def _AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
+def _AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2):
     return maybe_multiply(grad, conj_scalar(beta))
 
 
-def _AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
-    return maybe_multiply(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2]).bmm(batch2.transpose(1, 2).conj()), conj_scalar(alpha))
+def _AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2):
+    return maybe_multiply(grad.unsqueeze(0).expand(batch1_argsize_0, batch1_argsize_1, batch2_argsize_2).bmm(batch2.transpose(1, 2).conj()), conj_scalar(alpha))
 
 
-def _AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
-    return maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2])), conj_scalar(alpha))
+def _AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2):
+    return maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand(batch1_argsize_0, batch1_argsize_1, batch2_argsize_2)), conj_scalar(alpha))
 
 
 class AddbmmBackward0(NodeBase):
     """Backward of ``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:26)."""
 
-    __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_', 'batch1_sizes_', 'batch2_sizes_')
+    __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_', 'batch1_argsize_0_', 'batch1_argsize_1_', 'batch2_argsize_2_')
     _tensor_slots = ('batch1_', 'batch2_')
     _inputs = ('self', 'batch1', 'batch2')
 
@@ -4158,15 +4382,16 @@ class AddbmmBackward0(NodeBase):
         batch2 = _unpack(node, node.batch2_, 'AddbmmBackward0')
         beta = node.beta_
         alpha = node.alpha_
-        batch1_sizes = node.batch1_sizes_
-        batch2_sizes = node.batch2_sizes_
+        batch1_argsize_0 = node.batch1_argsize_0_
+        batch1_argsize_1 = node.batch1_argsize_1_
+        batch2_argsize_2 = node.batch2_argsize_2_
         out = [None] * 3
         if node.should_compute_output(0):
-            out[0] = unwrap(_AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes))
+            out[0] = unwrap(_AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2))
         if node.should_compute_output(1):
-            out[1] = unwrap(_AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes))
+            out[1] = unwrap(_AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2))
         if node.should_compute_output(2):
-            out[2] = unwrap(_AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes))
+            out[2] = unwrap(_AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_argsize_0, batch1_argsize_1, batch2_argsize_2))
         return out
 
     @property
@@ -4194,12 +4419,16 @@ class AddbmmBackward0(NodeBase):
         return self.alpha_
 
     @property
-    def _saved_batch1_sym_sizes(self):
-        return self.batch1_sizes_
+    def _saved_batch1_sym_argsize_0(self):
+        return self.batch1_argsize_0_
 
     @property
-    def _saved_batch2_sym_sizes(self):
-        return self.batch2_sizes_
+    def _saved_batch1_sym_argsize_1(self):
+        return self.batch1_argsize_1_
+
+    @property
+    def _saved_batch2_sym_argsize_2(self):
+        return self.batch2_argsize_2_
 
 
 def _AddmvBackward0_0(grad, grads, mat, vec, beta, alpha):
@@ -7814,7 +8043,7 @@ class NativeLayerNormBackward0(NodeBase):
 
     @property
     def _saved_normalized_shape(self):
-        return self.normalized_shape_
+        return None if self.normalized_shape_ is None else tuple(self.normalized_shape_)
 
     @property
     def _saved_eps(self):
@@ -7876,7 +8105,7 @@ class FusedRmsNormBackward0(NodeBase):
 
     @property
     def _saved_normalized_shape(self):
-        return self.normalized_shape_
+        return None if self.normalized_shape_ is None else tuple(self.normalized_shape_)
 
 
 def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result):
@@ -8521,14 +8750,14 @@ class NativeDropoutBackwardBackward0(NodeBase):
         return self.scale_
 
 
-def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, weight_sizes):
-    return embedding_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq)
+def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, sparse, weight_argsize_0):
+    return embedding_backward(grad, indices, weight_argsize_0, padding_idx, scale_grad_by_freq, sparse)
 
 
 class EmbeddingBackward0(NodeBase):
     """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:194)."""
 
-    __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
+    __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'sparse_', 'weight_argsize_0_')
     _tensor_slots = ('indices_',)
     _inputs = ('weight',)
 
@@ -8538,10 +8767,11 @@ class EmbeddingBackward0(NodeBase):
         indices = _unpack(node, node.indices_, 'EmbeddingBackward0')
         padding_idx = node.padding_idx_
         scale_grad_by_freq = node.scale_grad_by_freq_
-        weight_sizes = node.weight_sizes_
+        sparse = node.sparse_
+        weight_argsize_0 = node.weight_argsize_0_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, weight_sizes))
+            out[0] = unwrap(_EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, sparse, weight_argsize_0))
         return out
 
     @property
@@ -8561,8 +8791,12 @@ class EmbeddingBackward0(NodeBase):
         return self.scale_grad_by_freq_
 
     @property
-    def _saved_weight_sym_sizes(self):
-        return self.weight_sizes_
+    def _saved_sparse(self):
+        return self.sparse_
+
+    @property
+    def _saved_weight_sym_argsize_0(self):
+        return self.weight_argsize_0_
 
 
 def _EmbeddingRenormBackward0_0(grad, grads):
@@ -12277,19 +12511,19 @@ class MaxPool3DWithIndicesBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_ceil_mode(self):
@@ -12420,15 +12654,15 @@ class AvgPool3DBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_ceil_mode(self):
@@ -12485,15 +12719,15 @@ class AvgPool2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_ceil_mode(self):
@@ -12550,15 +12784,15 @@ class AvgPool3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_ceil_mode(self):
@@ -12936,7 +13170,7 @@ class UpsampleNearest1DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales(self):
@@ -12970,7 +13204,7 @@ class UpsampleNearest1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales(self):
@@ -13002,7 +13236,7 @@ class UpsampleNearest2DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_h(self):
@@ -13041,7 +13275,7 @@ class UpsampleNearest2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_h(self):
@@ -13078,7 +13312,7 @@ class UpsampleNearest3DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_d(self):
@@ -13122,7 +13356,7 @@ class UpsampleNearest3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_d(self):
@@ -13161,7 +13395,7 @@ class UpsampleNearestExact1DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales(self):
@@ -13195,7 +13429,7 @@ class UpsampleNearestExact1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales(self):
@@ -13227,7 +13461,7 @@ class UpsampleNearestExact2DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_h(self):
@@ -13266,7 +13500,7 @@ class UpsampleNearestExact2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_h(self):
@@ -13303,7 +13537,7 @@ class UpsampleNearestExact3DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_d(self):
@@ -13347,7 +13581,7 @@ class UpsampleNearestExact3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_scales_d(self):
@@ -13387,7 +13621,7 @@ class UpsampleLinear1DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13426,7 +13660,7 @@ class UpsampleLinear1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13463,7 +13697,7 @@ class UpsampleBilinear2DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13507,7 +13741,7 @@ class UpsampleBilinear2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13549,7 +13783,7 @@ class UpsampleTrilinear3DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13598,7 +13832,7 @@ class UpsampleTrilinear3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13643,7 +13877,7 @@ class UpsampleBicubic2DBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13687,7 +13921,7 @@ class UpsampleBicubic2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_output_size(self):
-        return self.output_size_
+        return None if self.output_size_ is None else tuple(self.output_size_)
 
     @property
     def _saved_align_corners(self):
@@ -13702,14 +13936,14 @@ class UpsampleBicubic2DBackwardBackward0(NodeBase):
         return self.scales_w_
 
 
-def _Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_sizes):
-    return col2im(grad, list(self_sizes[-2:]), kernel_size, dilation, padding, stride)
+def _Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_argsize_minus_1, self_argsize_minus_2):
+    return col2im(grad, [self_argsize_minus_2, self_argsize_minus_1], kernel_size, dilation, padding, stride)
 
 
 class Im2ColBackward0(NodeBase):
     """Backward of ``im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:160)."""
 
-    __slots__ = ('kernel_size_', 'dilation_', 'padding_', 'stride_', 'self_sizes_')
+    __slots__ = ('kernel_size_', 'dilation_', 'padding_', 'stride_', 'self_argsize_minus_1_', 'self_argsize_minus_2_')
     _tensor_slots = ()
     _inputs = ('self',)
 
@@ -13720,31 +13954,36 @@ class Im2ColBackward0(NodeBase):
         dilation = node.dilation_
         padding = node.padding_
         stride = node.stride_
-        self_sizes = node.self_sizes_
+        self_argsize_minus_1 = node.self_argsize_minus_1_
+        self_argsize_minus_2 = node.self_argsize_minus_2_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_sizes))
+            out[0] = unwrap(_Im2ColBackward0_0(grad, grads, kernel_size, dilation, padding, stride, self_argsize_minus_1, self_argsize_minus_2))
         return out
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_self_sym_argsize_minus_1(self):
+        return self.self_argsize_minus_1_
+
+    @property
+    def _saved_self_sym_argsize_minus_2(self):
+        return self.self_argsize_minus_2_
 
 
 def _Col2ImBackward0_0(grad, grads, kernel_size, dilation, padding, stride):
@@ -13772,19 +14011,19 @@ class Col2ImBackward0(NodeBase):
 
     @property
     def _saved_kernel_size(self):
-        return self.kernel_size_
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
 
     @property
     def _saved_dilation(self):
-        return self.dilation_
+        return None if self.dilation_ is None else tuple(self.dilation_)
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
 
 def _BernoulliBackward0_0(grad, grads):
@@ -14179,7 +14418,7 @@ class SumBackward1(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14245,7 +14484,7 @@ class MeanBackward1(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14551,7 +14790,7 @@ class AmaxBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14599,7 +14838,7 @@ class AminBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14647,7 +14886,7 @@ class LogsumexpBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -14687,7 +14926,7 @@ class VarBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_correction(self):
@@ -14740,7 +14979,7 @@ class StdBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_correction(self):
@@ -14784,7 +15023,7 @@ class VarMeanBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_correction(self):
@@ -14837,7 +15076,7 @@ class StdMeanBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_correction(self):
@@ -14937,7 +15176,7 @@ class NormBackward1(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -15033,7 +15272,7 @@ class NormBackward3(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -15086,7 +15325,7 @@ class LinalgVectorNormBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -15196,7 +15435,7 @@ class NansumBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_keepdim(self):
@@ -15434,7 +15673,7 @@ class RepeatBackward0(NodeBase):
 
     @property
     def _saved_repeats(self):
-        return self.repeats_
+        return None if self.repeats_ is None else tuple(self.repeats_)
 
     @property
     def _saved_self_sym_sizes(self):
@@ -15463,7 +15702,7 @@ class FlipBackward0(NodeBase):
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _RollBackward0_0(grad, grads, shifts, dims):
@@ -15489,11 +15728,11 @@ class RollBackward0(NodeBase):
 
     @property
     def _saved_shifts(self):
-        return self.shifts_
+        return None if self.shifts_ is None else tuple(self.shifts_)
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _Rot90Backward0_0(grad, grads, k, dims):
@@ -15523,7 +15762,7 @@ class Rot90Backward0(NodeBase):
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _DiagEmbedBackward0_0(grad, grads, offset, dim1, dim2):
@@ -15623,7 +15862,7 @@ class ConstantPadNdBackward0(NodeBase):
 
     @property
     def _saved_pad(self):
-        return self.pad_
+        return None if self.pad_ is None else tuple(self.pad_)
 
 
 def _ReflectionPad1DBackward0_0(grad, grads, self, padding):
@@ -15657,7 +15896,7 @@ class ReflectionPad1DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad1DBackwardBackward0_0(grad, grads, padding):
@@ -15688,7 +15927,7 @@ class ReflectionPad1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad2DBackward0_0(grad, grads, self, padding):
@@ -15722,7 +15961,7 @@ class ReflectionPad2DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad2DBackwardBackward0_0(grad, grads, padding):
@@ -15753,7 +15992,7 @@ class ReflectionPad2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad1DBackward0_0(grad, grads, self, padding):
@@ -15787,7 +16026,7 @@ class ReplicationPad1DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad1DBackwardBackward0_0(grad, grads, padding):
@@ -15818,7 +16057,7 @@ class ReplicationPad1DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad2DBackward0_0(grad, grads, self, padding):
@@ -15852,7 +16091,7 @@ class ReplicationPad2DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad2DBackwardBackward0_0(grad, grads, padding):
@@ -15883,7 +16122,7 @@ class ReplicationPad2DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad3DBackward0_0(grad, grads, self, padding):
@@ -15917,7 +16156,7 @@ class ReflectionPad3DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReflectionPad3DBackwardBackward0_0(grad, grads, padding):
@@ -15948,7 +16187,7 @@ class ReflectionPad3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad3DBackward0_0(grad, grads, self, padding):
@@ -15982,7 +16221,7 @@ class ReplicationPad3DBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _ReplicationPad3DBackwardBackward0_0(grad, grads, padding):
@@ -16013,7 +16252,7 @@ class ReplicationPad3DBackwardBackward0(NodeBase):
 
     @property
     def _saved_padding(self):
-        return self.padding_
+        return None if self.padding_ is None else tuple(self.padding_)
 
 
 def _BlockDiagBackward0_0(grad, grads, tensors_dtype, tensors_sizes):
@@ -17924,7 +18163,7 @@ class FftR2CBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_normalization(self):
@@ -17962,7 +18201,7 @@ class FftC2RBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_normalization(self):
@@ -17993,7 +18232,7 @@ class FftC2CBackward0(NodeBase):
 
     @property
     def _saved_dim(self):
-        return self.dim_
+        return None if self.dim_ is None else tuple(self.dim_)
 
     @property
     def _saved_normalization(self):
@@ -18321,11 +18560,11 @@ class AsStridedBackward0_copy(NodeBase):
 
     @property
     def _saved_size(self):
-        return self.size_
+        return None if self.size_ is None else tuple(self.size_)
 
     @property
     def _saved_stride(self):
-        return self.stride_
+        return None if self.stride_ is None else tuple(self.stride_)
 
     @property
     def _saved_storage_offset(self):
@@ -18404,7 +18643,7 @@ class PermuteBackward0_copy(NodeBase):
 
     @property
     def _saved_dims(self):
-        return self.dims_
+        return None if self.dims_ is None else tuple(self.dims_)
 
 
 def _ExpandBackward0_copy_0(grad, grads, self_sizes):

@@ -109,6 +109,11 @@ def to_glass(t):
     dtype = glass_dtype(t.dtype)
     if dtype is None:
         raise TypeError(f"glasstorch has no dtype {t.dtype}")
+    if t.layout == torch.sparse_coo:  # its indices and values as they are (an uncoalesced one stays uncoalesced)
+        base = t.detach()
+        out = glasstorch.sparse_coo_tensor(to_glass(base._indices()), to_glass(base._values()), tuple(t.shape),
+                                           is_coalesced=base.is_coalesced())
+        return out.requires_grad_(True) if t.requires_grad else out
     base = t.detach()
     name = dtype_name(t.dtype)
     arr = (base.to(getattr(torch, _WIDEN[name])) if name in _WIDEN else base).contiguous().numpy()

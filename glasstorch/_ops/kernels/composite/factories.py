@@ -14,12 +14,12 @@ from ...._core import shape as _shape
 from ...._core.device import CPU, as_device
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_impl, empty_strided_impl, from_numpy_impl
-from ...factories import full_impl
+from ...factories import full_impl, like_impl
 from ...zero_tensor import ZERO_TENSOR_BIT
 from ..cpu.dispatch_types import not_implemented
 
 __all__ = ["scalar_tensor", "tril_indices", "triu_indices", "new_zeros_with_same_feature_meta",
-           "efficientzerotensor", "is_zerotensor", "empty_permuted"]
+           "efficientzerotensor", "is_zerotensor", "empty_permuted", "ones_like"]
 
 
 def scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
@@ -100,3 +100,9 @@ def empty_permuted(size, physical_layout, dtype=None, layout=None, device=None, 
         strides[d] = physical[i]
     dtype = _dt.get_default_dtype() if dtype is None else dtype
     return empty_strided_impl(size, tuple(strides), dtype, CPU if device is None else as_device(device))
+
+
+def ones_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> TensorImpl:
+    """Ones with ``self``'s sizes (strides by ``memory_format``, preserve_format when None), dtype and device
+    unless given."""
+    return like_impl(self, 1, dtype, device, memory_format)

@@ -23,6 +23,9 @@ __all__ = [
     "foreach_sqrt_slow", "foreach_tan_slow", "foreach_tanh_slow", "foreach_trunc_slow",
     "foreach_add_scalar_slow", "foreach_sub_scalar_slow", "foreach_mul_scalar_slow", "foreach_div_scalar_slow",
     "foreach_add_list_slow", "foreach_sub_list_slow", "foreach_mul_list_slow", "foreach_div_list_slow",
+    "check_foreach_scalars", "foreach_maximum_scalar_slow", "foreach_maximum_list_slow",
+    "foreach_maximum_scalarlist_slow", "foreach_minimum_scalar_slow", "foreach_minimum_list_slow",
+    "foreach_minimum_scalarlist_slow",
 ]
 
 
@@ -36,6 +39,12 @@ def check_foreach_lists(tensors, others) -> None:
     if len(tensors) != len(others):
         raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(tensors)} and "
                            f"{len(others)}")
+
+
+def check_foreach_scalars(tensors, scalars) -> None:
+    check_foreach_list(tensors)
+    if len(tensors) != len(scalars):
+        raise RuntimeError("Tensor list must have same number of elements as scalar list.")
 
 
 def _unary(name: str):  # the op is looked up per call: the operators register after this module
@@ -59,6 +68,14 @@ def _with_list(name: str):
         check_foreach_lists(self, other)
         op = getattr(aten, name)
         return [op(t, o, *extra) for t, o in zip(self, other, strict=True)]
+    return kernel
+
+
+def _with_scalars(name: str):
+    def kernel(self, scalars):
+        check_foreach_scalars(self, scalars)
+        op = getattr(aten, name)
+        return [op(t, s) for t, s in zip(self, scalars, strict=True)]
     return kernel
 
 
@@ -100,3 +117,9 @@ foreach_add_list_slow = _with_list("add_Tensor")
 foreach_sub_list_slow = _with_list("sub_Tensor")
 foreach_mul_list_slow = _with_list("mul_Tensor")
 foreach_div_list_slow = _with_list("div_Tensor")
+foreach_maximum_scalar_slow = _with_scalar("clamp_min")
+foreach_maximum_list_slow = _with_list("maximum")
+foreach_maximum_scalarlist_slow = _with_scalars("clamp_min")
+foreach_minimum_scalar_slow = _with_scalar("clamp_max")
+foreach_minimum_list_slow = _with_list("minimum")
+foreach_minimum_scalarlist_slow = _with_scalars("clamp_max")
