@@ -18,7 +18,7 @@ from ...._core.device import CPU, as_device
 from ...._tensor.impl import TensorImpl, empty_impl
 from ...factories import check_fits, not_implemented
 from ..cpu import random as _rand
-from ..cpu.random_ops import _gen, normal_impl_, random_from_impl_, uniform_impl_
+from ..cpu import random_ops as _samplers  # the module, so its kernel names stay defined in one place
 
 __all__ = ["rand", "rand_generator", "randn", "randn_generator", "randint", "randint_generator", "randint_low",
            "randint_low_generator", "randperm", "randperm_generator"]
@@ -30,18 +30,18 @@ def _fresh(size, dtype, device, default) -> TensorImpl:
 
 def rand_generator(size, generator, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
     """Uniform samples in [0, 1)."""
-    return uniform_impl_(_fresh(size, dtype, device, _dt.get_default_dtype()), 0.0, 1.0, generator)
+    return _samplers.uniform_impl_(_fresh(size, dtype, device, _dt.get_default_dtype()), 0.0, 1.0, generator)
 
 
 def randn_generator(size, generator, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
     """Standard normal samples."""
-    return normal_impl_(_fresh(size, dtype, device, _dt.get_default_dtype()), 0.0, 1.0, generator)
+    return _samplers.normal_impl_(_fresh(size, dtype, device, _dt.get_default_dtype()), 0.0, 1.0, generator)
 
 
 def randint_low_generator(low, high, size, generator, dtype=None, layout=None, device=None,
                           pin_memory=None) -> TensorImpl:
     """Integers uniform in ``[low, high)``."""
-    return random_from_impl_(_fresh(size, dtype, device, _dt.int64), low, high, generator)
+    return _samplers.random_from_impl_(_fresh(size, dtype, device, _dt.int64), low, high, generator)
 
 
 def randperm_generator(n, generator, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
@@ -54,7 +54,7 @@ def randperm_generator(n, generator, dtype=None, layout=None, device=None, pin_m
     if n > 0:
         check_fits(n - 1, dtype)  # every value 0 .. n-1 must be representable
     out = _fresh((n,), dtype, device, dtype)
-    perm = _rand.randperm(n, _gen(generator, "randperm"))
+    perm = _rand.randperm(n, _samplers._gen(generator, "randperm"))
     if out.storage._data is not None:
         np.copyto(out.as_numpy(), perm, casting="unsafe")
     return out
