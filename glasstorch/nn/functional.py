@@ -809,6 +809,8 @@ from ._mha import (  # noqa: E402,F401
 
 # pooling beyond 2-D and resampling: their own file (nn/_pool_functional.py)
 from ._pool_functional import (  # noqa: E402,F401
+    GRID_SAMPLE_INTERPOLATION_MODES,
+    GRID_SAMPLE_PADDING_MODES,
     _list_with_default,
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -823,8 +825,6 @@ from ._pool_functional import (  # noqa: E402,F401
     avg_pool3d,
     channel_shuffle,
     fold,
-    GRID_SAMPLE_INTERPOLATION_MODES,
-    GRID_SAMPLE_PADDING_MODES,
     grid_sample,
     interpolate,
     local_response_norm,

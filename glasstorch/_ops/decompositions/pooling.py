@@ -253,7 +253,8 @@ def _gather_points(flat, idx, sizes, out_spatial):
         ci = aten._to_copy(aten.clamp(c, 0, s - 1), _dt.int64, None, None, None, False, None)
         lin = ci if lin is None else _add(aten.mul_Scalar(lin, s), ci)
     n, ch = flat.sizes[0], flat.sizes[1]
-    lin = aten.expand(aten.unsqueeze(aten.reshape(lin, [n, math.prod(out_spatial)]), 1), [n, ch, math.prod(out_spatial)], False)
+    points = math.prod(out_spatial)
+    lin = aten.expand(aten.unsqueeze(aten.reshape(lin, [n, points]), 1), [n, ch, points], False)
     vals = aten.reshape(aten.gather(flat, 2, lin, False), [n, ch, *out_spatial])
     return aten.where_ScalarOther(aten.unsqueeze(inside, 1), vals, 0)
 
