@@ -14,7 +14,8 @@ from . import formulas as _formulas
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "max_pool_double_backward",
            "max_pool2d_with_indices_backward", "max_pool3d_with_indices_backward", "adaptive_max_pool2d_backward",
            "adaptive_max_pool3d_backward", "avg_pool2d", "avg_pool3d", "avg_pool2d_backward", "avg_pool3d_backward",
-           "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d_backward", "adaptive_avg_pool_nd"]
+           "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d_backward", "adaptive_avg_pool_nd",
+           "fractional_max_pool2d_backward", "fractional_max_pool3d_backward"]
 
 # the upsample operators and their backward kernels, called as formulas by their own names
 _UPSAMPLE = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
@@ -59,6 +60,14 @@ def max_pool3d_with_indices_backward(grad, self, kernel_size, stride, padding, d
 
 def adaptive_max_pool2d_backward(grad, self, indices):
     return _aten().adaptive_max_pool2d_backward(grad, self, indices)
+
+
+def fractional_max_pool2d_backward(grad, self, kernel_size, output_size, indices):
+    return _aten().fractional_max_pool2d_backward(grad, self, list(kernel_size), list(output_size), indices)
+
+
+def fractional_max_pool3d_backward(grad, self, kernel_size, output_size, indices):
+    return _aten().fractional_max_pool3d_backward(grad, self, list(kernel_size), list(output_size), indices)
 
 
 def adaptive_max_pool3d_backward(grad, self, indices):

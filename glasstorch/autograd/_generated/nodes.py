@@ -13692,6 +13692,190 @@ class Col2ImBackward0(NodeBase):
         return self.stride_
 
 
+def _FractionalMaxPool2DBackward0_0(grad, grads, self, kernel_size, output_size, result):
+    return fractional_max_pool2d_backward(grad, self, kernel_size, output_size, result[1])
+
+
+class FractionalMaxPool2DBackward0(NodeBase):
+    """Backward of ``fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/pooling.yaml:168)."""
+
+    __slots__ = ('self_', 'kernel_size_', 'output_size_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'FractionalMaxPool2DBackward0', node)
+        self = _unpack(node, node.self_, 'FractionalMaxPool2DBackward0')
+        kernel_size = node.kernel_size_
+        output_size = node.output_size_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FractionalMaxPool2DBackward0_0(grad, grads, self, kernel_size, output_size, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'FractionalMaxPool2DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'FractionalMaxPool2DBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+
+def _FractionalMaxPool2DBackwardBackward0_0(grad, grads, self, indices):
+    return max_pool_double_backward(grad, indices, 2)
+
+
+def _FractionalMaxPool2DBackwardBackward0_1(grad, grads, self, indices):
+    return zeros_like(self)
+
+
+class FractionalMaxPool2DBackwardBackward0(NodeBase):
+    """Backward of ``fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:172)."""
+
+    __slots__ = ('self_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'FractionalMaxPool2DBackwardBackward0')
+        self = _unpack(node, node.self_, 'FractionalMaxPool2DBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FractionalMaxPool2DBackwardBackward0_0(grad, grads, self, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FractionalMaxPool2DBackwardBackward0_1(grad, grads, self, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'FractionalMaxPool2DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'FractionalMaxPool2DBackwardBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _FractionalMaxPool3DBackward0_0(grad, grads, self, kernel_size, output_size, result):
+    return fractional_max_pool3d_backward(grad, self, kernel_size, output_size, result[1])
+
+
+class FractionalMaxPool3DBackward0(NodeBase):
+    """Backward of ``fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/pooling.yaml:177)."""
+
+    __slots__ = ('self_', 'kernel_size_', 'output_size_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'FractionalMaxPool3DBackward0', node)
+        self = _unpack(node, node.self_, 'FractionalMaxPool3DBackward0')
+        kernel_size = node.kernel_size_
+        output_size = node.output_size_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FractionalMaxPool3DBackward0_0(grad, grads, self, kernel_size, output_size, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'FractionalMaxPool3DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'FractionalMaxPool3DBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+
+def _FractionalMaxPool3DBackwardBackward0_0(grad, grads, self, indices):
+    return max_pool_double_backward(grad, indices, 3)
+
+
+def _FractionalMaxPool3DBackwardBackward0_1(grad, grads, self, indices):
+    return zeros_like(self)
+
+
+class FractionalMaxPool3DBackwardBackward0(NodeBase):
+    """Backward of ``fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:181)."""
+
+    __slots__ = ('self_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'FractionalMaxPool3DBackwardBackward0')
+        self = _unpack(node, node.self_, 'FractionalMaxPool3DBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FractionalMaxPool3DBackwardBackward0_0(grad, grads, self, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FractionalMaxPool3DBackwardBackward0_1(grad, grads, self, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'FractionalMaxPool3DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'FractionalMaxPool3DBackwardBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
 def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 
