@@ -41,6 +41,8 @@ from glasstorch._ops.decompositions import distance as _k_decompositions_distanc
 from glasstorch._ops.decompositions import loss as _k_decompositions_loss
 from glasstorch._ops.kernels.cpu import loss as _k_kernels_cpu_loss
 from glasstorch._ops.kernels.cpu import distance as _k_kernels_cpu_distance
+from glasstorch._ops.decompositions import ctc as _k_decompositions_ctc
+from glasstorch._ops.kernels.cpu import ctc_loss as _k_kernels_cpu_ctc_loss
 from glasstorch._ops.kernels.cpu import optim as _k_kernels_cpu_optim
 from glasstorch._ops.kernels.cpu import pointwise as _k_kernels_cpu_pointwise
 from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointwise
@@ -694,6 +696,12 @@ _pdist_forward = _def('_pdist_forward(Tensor self, float p=2) -> Tensor')
 _pdist_backward = _def('_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor')
 multi_margin_loss = _def('multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor')
 multilabel_margin_loss = _def('multilabel_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor')
+ctc_loss_IntList = _def('ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False) -> Tensor')
+ctc_loss_Tensor = _def('ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False) -> Tensor')
+_ctc_loss = _def('_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)')
+_ctc_loss_Tensor = _def('_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)')
+_ctc_loss_backward = _def('_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor')
+_ctc_loss_backward_Tensor = _def('_ctc_loss_backward.Tensor(Tensor grad, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor')
 _fused_adam_ = _def('_fused_adam_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
 _fused_adam__tensor_lr = _def('_fused_adam_.tensor_lr(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
 _fused_adamw_ = _def('_fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
@@ -3153,6 +3161,16 @@ _reg(_pdist_backward, "CPU", _k_kernels_cpu_distance.pdist_backward_cpu)
 _reg(_pdist_backward, "Meta", _k_kernels_cpu_distance.pdist_backward_cpu)
 _reg(multi_margin_loss, "CompositeImplicitAutograd", _k_decompositions_loss.multi_margin_loss)
 _reg(multilabel_margin_loss, "CompositeImplicitAutograd", _k_decompositions_loss.multilabel_margin_loss)
+_reg(ctc_loss_IntList, "CompositeImplicitAutograd", _k_decompositions_ctc.ctc_loss_intlist)
+_reg(ctc_loss_Tensor, "CompositeImplicitAutograd", _k_decompositions_ctc.ctc_loss_tensor)
+_reg(_ctc_loss, "CPU", _k_kernels_cpu_ctc_loss.ctc_loss_cpu)
+_reg(_ctc_loss, "Meta", _k_kernels_cpu_ctc_loss.ctc_loss_cpu)
+_reg(_ctc_loss_Tensor, "CPU", _k_kernels_cpu_ctc_loss.ctc_loss_cpu)
+_reg(_ctc_loss_Tensor, "Meta", _k_kernels_cpu_ctc_loss.ctc_loss_cpu)
+_reg(_ctc_loss_backward, "CPU", _k_kernels_cpu_ctc_loss.ctc_loss_backward_cpu)
+_reg(_ctc_loss_backward, "Meta", _k_kernels_cpu_ctc_loss.ctc_loss_backward_cpu)
+_reg(_ctc_loss_backward_Tensor, "CPU", _k_kernels_cpu_ctc_loss.ctc_loss_backward_cpu)
+_reg(_ctc_loss_backward_Tensor, "Meta", _k_kernels_cpu_ctc_loss.ctc_loss_backward_cpu)
 _reg(_fused_adam_, "CPU", _k_kernels_cpu_optim.fused_adam_cpu_)
 _reg(_fused_adam_, "Meta", _k_kernels_cpu_optim.fused_adam_meta_)
 _reg(_fused_adam__tensor_lr, "CPU", _k_kernels_cpu_optim.fused_adam_tensor_lr_cpu_)

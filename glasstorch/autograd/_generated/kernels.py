@@ -5093,6 +5093,60 @@ def _autograd__pdist_forward(ks, self, p):
 register_autograd('aten::_pdist_forward', _autograd__pdist_forward)
 
 
+_op__ctc_loss = _get_op('aten::_ctc_loss')
+_fw__ctc_loss = FwSpec(_op__ctc_loss, (0,), (False,), 'functional', None)
+
+
+def _autograd__ctc_loss(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__ctc_loss, _autograd__ctc_loss, ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    if (type(log_probs) is _TI and log_probs.autograd is not None) and _gs.enabled and requires_grad_any(log_probs):
+        node = _n.CtcLossBackward0()
+        node.next_edges = record.edges(log_probs)
+        node.log_probs_ = record.save(log_probs)
+        node.targets_ = record.save(targets)
+        node.input_lengths_ = input_lengths
+        node.target_lengths_ = target_lengths
+        node.blank_ = blank
+        node.zero_infinity_ = zero_infinity
+        result = _op__ctc_loss.redispatch(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op__ctc_loss.redispatch(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+
+register_autograd('aten::_ctc_loss', _autograd__ctc_loss)
+
+
+_op__ctc_loss_Tensor = _get_op('aten::_ctc_loss.Tensor')
+_fw__ctc_loss_Tensor = FwSpec(_op__ctc_loss_Tensor, (0,), (False,), 'functional', None)
+
+
+def _autograd__ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__ctc_loss_Tensor, _autograd__ctc_loss_Tensor, ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    if (type(log_probs) is _TI and log_probs.autograd is not None) and _gs.enabled and requires_grad_any(log_probs):
+        node = _n.CtcLossBackward1()
+        node.next_edges = record.edges(log_probs)
+        node.log_probs_ = record.save(log_probs)
+        node.targets_ = record.save(targets)
+        node.input_lengths_ = record.save(input_lengths)
+        node.target_lengths_ = record.save(target_lengths)
+        node.blank_ = blank
+        node.zero_infinity_ = zero_infinity
+        result = _op__ctc_loss_Tensor.redispatch(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op__ctc_loss_Tensor.redispatch(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+
+register_autograd('aten::_ctc_loss.Tensor', _autograd__ctc_loss_Tensor)
+
+
 _op_relu = _get_op('aten::relu')
 _fw_relu = FwSpec(_op_relu, (0,), (False,), 'functional', _n._ReluBackward0_jvp)
 

@@ -6204,6 +6204,164 @@ class PdistBackward0(NodeBase):
         return self.p_
 
 
+def _CtcLossBackward0_0(grad, grads, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
+    return ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result[0], result[1], blank, zero_infinity)
+
+
+class CtcLossBackward0(NodeBase):
+    """Backward of ``_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/loss.yaml:53)."""
+
+    __slots__ = ('log_probs_', 'targets_', 'input_lengths_', 'target_lengths_', 'blank_', 'zero_infinity_', 'result_')
+    _tensor_slots = ('log_probs_', 'targets_', 'result_')
+    _inputs = ('log_probs',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        log_probs = _unpack(node, node.log_probs_, 'CtcLossBackward0')
+        result = wrap_saved(node.result_, 'CtcLossBackward0', node)
+        targets = _unpack(node, node.targets_, 'CtcLossBackward0')
+        input_lengths = node.input_lengths_
+        target_lengths = node.target_lengths_
+        blank = node.blank_
+        zero_infinity = node.zero_infinity_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CtcLossBackward0_0(grad, grads, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result))
+        return out
+
+    @property
+    def _saved_log_probs(self):
+        return _unpack(self, self.log_probs_, 'CtcLossBackward0')
+
+    @property
+    def _raw_saved_log_probs(self):
+        return self.log_probs_
+
+    @property
+    def _saved_targets(self):
+        return _unpack(self, self.targets_, 'CtcLossBackward0')
+
+    @property
+    def _raw_saved_targets(self):
+        return self.targets_
+
+    @property
+    def _saved_result0(self):
+        return wrap_saved(self.result_[0], 'CtcLossBackward0', self)
+
+    @property
+    def _raw_saved_result0(self):
+        return self.result_[0]
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'CtcLossBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_input_lengths(self):
+        return self.input_lengths_
+
+    @property
+    def _saved_target_lengths(self):
+        return self.target_lengths_
+
+    @property
+    def _saved_blank(self):
+        return self.blank_
+
+    @property
+    def _saved_zero_infinity(self):
+        return self.zero_infinity_
+
+
+def _CtcLossBackward1_0(grad, grads, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
+    return ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result[0], result[1], blank, zero_infinity)
+
+
+class CtcLossBackward1(NodeBase):
+    """Backward of ``_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/loss.yaml:58)."""
+
+    __slots__ = ('log_probs_', 'targets_', 'input_lengths_', 'target_lengths_', 'blank_', 'zero_infinity_', 'result_')
+    _tensor_slots = ('log_probs_', 'targets_', 'input_lengths_', 'target_lengths_', 'result_')
+    _inputs = ('log_probs',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input_lengths = _unpack(node, node.input_lengths_, 'CtcLossBackward1')
+        log_probs = _unpack(node, node.log_probs_, 'CtcLossBackward1')
+        result = wrap_saved(node.result_, 'CtcLossBackward1', node)
+        target_lengths = _unpack(node, node.target_lengths_, 'CtcLossBackward1')
+        targets = _unpack(node, node.targets_, 'CtcLossBackward1')
+        blank = node.blank_
+        zero_infinity = node.zero_infinity_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CtcLossBackward1_0(grad, grads, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result))
+        return out
+
+    @property
+    def _saved_log_probs(self):
+        return _unpack(self, self.log_probs_, 'CtcLossBackward1')
+
+    @property
+    def _raw_saved_log_probs(self):
+        return self.log_probs_
+
+    @property
+    def _saved_targets(self):
+        return _unpack(self, self.targets_, 'CtcLossBackward1')
+
+    @property
+    def _raw_saved_targets(self):
+        return self.targets_
+
+    @property
+    def _saved_input_lengths(self):
+        return _unpack(self, self.input_lengths_, 'CtcLossBackward1')
+
+    @property
+    def _raw_saved_input_lengths(self):
+        return self.input_lengths_
+
+    @property
+    def _saved_target_lengths(self):
+        return _unpack(self, self.target_lengths_, 'CtcLossBackward1')
+
+    @property
+    def _raw_saved_target_lengths(self):
+        return self.target_lengths_
+
+    @property
+    def _saved_result0(self):
+        return wrap_saved(self.result_[0], 'CtcLossBackward1', self)
+
+    @property
+    def _raw_saved_result0(self):
+        return self.result_[0]
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'CtcLossBackward1', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_blank(self):
+        return self.blank_
+
+    @property
+    def _saved_zero_infinity(self):
+        return self.zero_infinity_
+
+
 def _ReluBackward0_0(grad, grads, result):
     return threshold_backward(grad, result, 0)
 
