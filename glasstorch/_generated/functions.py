@@ -187,6 +187,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _unsafe_masked_index as _op__unsafe_masked_index,
     _unsafe_masked_index_put_accumulate as _op__unsafe_masked_index_put_accumulate,
     _unsafe_view as _op__unsafe_view,
+    _upsample_bilinear2d_aa as _op__upsample_bilinear2d_aa,
+    _upsample_bilinear2d_aa_backward as _op__upsample_bilinear2d_aa_backward,
+    _upsample_bilinear2d_aa_vec as _op__upsample_bilinear2d_aa_vec,
     _upsample_nearest_exact1d as _op__upsample_nearest_exact1d,
     _upsample_nearest_exact1d_backward as _op__upsample_nearest_exact1d_backward,
     _upsample_nearest_exact1d_vec as _op__upsample_nearest_exact1d_vec,
@@ -13531,6 +13534,38 @@ def fractional_max_pool3d_backward(*args, **kwargs):
     return _wrap(_op_fractional_max_pool3d_backward_grad_input.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
+_sig__upsample_bilinear2d_aa = _Signatures('_upsample_bilinear2d_aa', [
+    '_upsample_bilinear2d_aa(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)',
+    '_upsample_bilinear2d_aa(Tensor input, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _upsample_bilinear2d_aa(*args, **kwargs):
+    """_upsample_bilinear2d_aa(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)"""
+    try:
+        i, a = _sig__upsample_bilinear2d_aa.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _upsample_bilinear2d_aa, args, kwargs)
+    if i == 0:
+        return _wrap(_op__upsample_bilinear2d_aa_vec.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op__upsample_bilinear2d_aa.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__upsample_bilinear2d_aa_backward = _Signatures('_upsample_bilinear2d_aa_backward', [
+    '_upsample_bilinear2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _upsample_bilinear2d_aa_backward(*args, **kwargs):
+    """_upsample_bilinear2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)"""
+    try:
+        i, a = _sig__upsample_bilinear2d_aa_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _upsample_bilinear2d_aa_backward, args, kwargs)
+    return _wrap(_op__upsample_bilinear2d_aa_backward.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
 _sig_bernoulli = _Signatures('bernoulli', [
     'bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)',
     'bernoulli(Tensor input, float p, *, Generator? generator=None)',
@@ -20052,5 +20087,5 @@ __all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'ar
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
-NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', '_upsample_nearest_exact1d', '_upsample_nearest_exact2d', '_upsample_nearest_exact3d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'softshrink_backward', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'upsample_nearest3d', 'upsample_trilinear3d']
+NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact2d', '_upsample_nearest_exact3d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'softshrink_backward', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'upsample_nearest3d', 'upsample_trilinear3d']
 SPECIAL_FUNCTIONS = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_digamma', 'special_entr', 'special_erf', 'special_erfc', 'special_erfcx', 'special_erfinv', 'special_exp2', 'special_expit', 'special_expm1', 'special_gammainc', 'special_gammaincc', 'special_gammaln', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log1p', 'special_log_ndtr', 'special_log_softmax', 'special_logit', 'special_logsumexp', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_multigammaln', 'special_ndtr', 'special_ndtri', 'special_polygamma', 'special_psi', 'special_round', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_sinc', 'special_softmax', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_xlogy', 'special_zeta']

@@ -21,7 +21,7 @@ __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "max_pool_doub
 _UPSAMPLE = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
              "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
              "upsample_trilinear3d", "upsample_bicubic2d")
-__all__ += ["im2col", "col2im"]
+__all__ += ["im2col", "col2im", "upsample_bilinear2d_aa", "upsample_bilinear2d_aa_backward"]
 __all__ += [n + suffix for n in _UPSAMPLE for suffix in ("", "_backward")]
 
 
@@ -117,6 +117,9 @@ def _aten_op(name):
 
 im2col = _aten_op("im2col")
 col2im = _aten_op("col2im")
+upsample_bilinear2d_aa = _aten_op("_upsample_bilinear2d_aa")
+upsample_bilinear2d_aa_backward = _aten_op("_upsample_bilinear2d_aa_backward")
+
 for _name in _UPSAMPLE:
     globals()[_name] = _aten_op(_name)
     globals()[_name + "_backward"] = _aten_op(_name + "_backward")

@@ -54,6 +54,7 @@ from glasstorch._ops.kernels.cpu import resample as _k_kernels_cpu_resample
 from glasstorch._ops.decompositions import pooling as _k_decompositions_pooling
 from glasstorch._ops.kernels.cpu import pooling as _k_kernels_cpu_pooling
 from glasstorch._ops.kernels.cpu import fractional_pool as _k_kernels_cpu_fractional_pool
+from glasstorch._ops.kernels.cpu import resample_aa as _k_kernels_cpu_resample_aa
 from glasstorch._ops.kernels.sparse import compressed as _k_kernels_sparse_compressed
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
@@ -1178,6 +1179,9 @@ fractional_max_pool3d_output = _def('fractional_max_pool3d.output(Tensor self, i
 fractional_max_pool3d = _def('fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)')
 fractional_max_pool3d_backward_grad_input = _def('fractional_max_pool3d_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)')
 fractional_max_pool3d_backward = _def('fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor')
+_upsample_bilinear2d_aa_vec = _def('_upsample_bilinear2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor')
+_upsample_bilinear2d_aa = _def('_upsample_bilinear2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor')
+_upsample_bilinear2d_aa_backward = _def('_upsample_bilinear2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor')
 uniform_ = _def('uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)')
 normal_ = _def('normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)')
 exponential_ = _def('exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)')
@@ -5442,6 +5446,11 @@ _reg(fractional_max_pool3d_backward_grad_input, "CPU", _k_kernels_cpu_fractional
 _reg(fractional_max_pool3d_backward_grad_input, "Meta", _k_kernels_cpu_fractional_pool.fractional_max_pool3d_backward_out)
 _reg(fractional_max_pool3d_backward, "CPU", _k_kernels_cpu_fractional_pool.fractional_max_pool3d_backward_out)
 _reg(fractional_max_pool3d_backward, "Meta", _k_kernels_cpu_fractional_pool.fractional_max_pool3d_backward_out)
+_reg(_upsample_bilinear2d_aa_vec, "CompositeImplicitAutograd", _k_decompositions_pooling.upsample_bilinear2d_aa_vec)
+_reg(_upsample_bilinear2d_aa, "CPU", _k_kernels_cpu_resample_aa.upsample_bilinear2d_aa_kernel)
+_reg(_upsample_bilinear2d_aa, "Meta", _k_kernels_cpu_resample_aa.upsample_bilinear2d_aa_kernel)
+_reg(_upsample_bilinear2d_aa_backward, "CPU", _k_kernels_cpu_resample_aa.upsample_bilinear2d_aa_backward_kernel)
+_reg(_upsample_bilinear2d_aa_backward, "Meta", _k_kernels_cpu_resample_aa.upsample_bilinear2d_aa_backward_kernel)
 _reg(uniform_, "CPU", _k_kernels_cpu_random_ops.uniform_impl_)
 _reg(uniform_, "Meta", _k_kernels_cpu_random_ops.uniform_impl_)
 _reg(normal_, "CPU", _k_kernels_cpu_random_ops.normal_impl_)

@@ -13126,6 +13126,53 @@ def _autograd_fractional_max_pool3d_backward_grad_input(ks, grad_output, self, k
 register_autograd('aten::fractional_max_pool3d_backward.grad_input', _autograd_fractional_max_pool3d_backward_grad_input)
 
 
+_op__upsample_bilinear2d_aa = _get_op('aten::_upsample_bilinear2d_aa')
+_fw__upsample_bilinear2d_aa = FwSpec(_op__upsample_bilinear2d_aa, (0,), (False,), 'functional', None)
+
+
+def _autograd__upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_bilinear2d_aa, _autograd__upsample_bilinear2d_aa, ks, self, output_size, align_corners, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleBilinear2DAaBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__upsample_bilinear2d_aa.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_bilinear2d_aa.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_bilinear2d_aa', _autograd__upsample_bilinear2d_aa)
+
+
+_op__upsample_bilinear2d_aa_backward = _get_op('aten::_upsample_bilinear2d_aa_backward')
+_fw__upsample_bilinear2d_aa_backward = FwSpec(_op__upsample_bilinear2d_aa_backward, (0,), (False,), 'functional', None)
+
+
+def _autograd__upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_bilinear2d_aa_backward, _autograd__upsample_bilinear2d_aa_backward, ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleBilinear2DAaBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op__upsample_bilinear2d_aa_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_bilinear2d_aa_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_bilinear2d_aa_backward', _autograd__upsample_bilinear2d_aa_backward)
+
+
 _op_bernoulli = _get_op('aten::bernoulli')
 _fw_bernoulli = FwSpec(_op_bernoulli, (0,), (False,), 'functional', None)
 

@@ -14034,6 +14034,91 @@ class FractionalMaxPool3DBackwardBackward0(NodeBase):
         return self.indices_
 
 
+def _UpsampleBilinear2DAaBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes):
+    return upsample_bilinear2d_aa_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+
+
+class UpsampleBilinear2DAaBackward0(NodeBase):
+    """Backward of ``_upsample_bilinear2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:186)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBilinear2DAaBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleBilinear2DAaBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w):
+    return upsample_bilinear2d_aa(grad, output_size, align_corners, scales_h, scales_w)
+
+
+class UpsampleBilinear2DAaBackwardBackward0(NodeBase):
+    """Backward of ``_upsample_bilinear2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:189)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBilinear2DAaBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return self.output_size_
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+
 def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 
