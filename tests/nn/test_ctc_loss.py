@@ -122,3 +122,18 @@ def test_float_lengths_are_rejected():
         return lambda: lib.ctc_loss(x, lib.tensor([[1, 2], [3, 3]]), il, tl)
     for which in ("il", "tl"):
         assert_same_error(call(gt, which), call(torch, which))
+
+
+def test_tensor_length_overloads():
+    lp, targets, il, tl = _case(True)
+    res = []
+    for lib in (gt, torch):
+        x = lib.tensor(lp)
+        tg = lib.tensor(targets)
+        il_t, tl_t = lib.tensor(il, dtype=lib.int32), lib.tensor(tl)
+        nll, alpha = lib.ops.aten._ctc_loss.Tensor(x, tg, il_t, tl_t, 0, True)
+        g = lib.ops.aten._ctc_loss_backward.Tensor(lib.ones(N, dtype=lib.float64), x, tg, il_t, tl_t, nll, alpha, 0,
+                                                   True)
+        res.append((nll, g))
+    assert_same(res[0][0], res[1][0], rtol=1e-12, atol=1e-12)
+    assert_same(res[0][1], res[1][1], rtol=1e-12, atol=1e-12)

@@ -101,3 +101,21 @@ def test_errors(n, shape, kernel, size, ushape, udtype):
         u = lib.full(ushape, 0.5, dtype=getattr(lib, udtype) if udtype else dt)
         return lambda: getattr(lib.ops.aten, f"fractional_max_pool{n}d")(x, kernel, size, u)
     assert_same_error(call(gt), call(torch))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_out_overloads(n):
+    (xg, ug), (xt, ut) = _inputs(n, True, "float64")
+    size = [4] * n
+    res = []
+    for lib, x, u in ((gt, xg, ug), (torch, xt, ut)):
+        fwd = getattr(lib.ops.aten, f"fractional_max_pool{n}d")
+        bwd = getattr(lib.ops.aten, f"fractional_max_pool{n}d_backward")
+        out, idx = lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int64)
+        fwd.output(x, [2] * n, size, u, output=out, indices=idx)
+        g = lib.ones(out.shape, dtype=lib.float64)
+        gi = lib.empty(0, dtype=lib.float64)
+        bwd.grad_input(g, x, [2] * n, size, idx, grad_input=gi)
+        res.append((out, idx, gi))
+    for a, b in zip(res[0], res[1], strict=True):
+        assert_same(a, b)
