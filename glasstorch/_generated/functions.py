@@ -25,6 +25,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _conj_physical as _op__conj_physical,
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
+    _ctc_loss as _op__ctc_loss,
+    _ctc_loss_Tensor as _op__ctc_loss_Tensor,
+    _ctc_loss_backward as _op__ctc_loss_backward,
+    _ctc_loss_backward_Tensor as _op__ctc_loss_backward_Tensor,
     _efficientzerotensor as _op__efficientzerotensor,
     _euclidean_dist as _op__euclidean_dist,
     _fft_c2c as _op__fft_c2c,
@@ -196,6 +200,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _unsafe_masked_index as _op__unsafe_masked_index,
     _unsafe_masked_index_put_accumulate as _op__unsafe_masked_index_put_accumulate,
     _unsafe_view as _op__unsafe_view,
+    _upsample_bilinear2d_aa as _op__upsample_bilinear2d_aa,
+    _upsample_bilinear2d_aa_backward as _op__upsample_bilinear2d_aa_backward,
+    _upsample_bilinear2d_aa_vec as _op__upsample_bilinear2d_aa_vec,
     _upsample_nearest_exact1d as _op__upsample_nearest_exact1d,
     _upsample_nearest_exact1d_backward as _op__upsample_nearest_exact1d_backward,
     _upsample_nearest_exact1d_vec as _op__upsample_nearest_exact1d_vec,
@@ -519,6 +526,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cross_entropy_loss as _op_cross_entropy_loss,
     cross_out as _op_cross_out,
     crow_indices as _op_crow_indices,
+    ctc_loss_IntList as _op_ctc_loss_IntList,
+    ctc_loss_Tensor as _op_ctc_loss_Tensor,
     cummax as _op_cummax,
     cummax_out as _op_cummax_out,
     cummin as _op_cummin,
@@ -706,6 +715,14 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     frac as _op_frac,
     frac_ as _op_frac_,
     frac_out as _op_frac_out,
+    fractional_max_pool2d as _op_fractional_max_pool2d,
+    fractional_max_pool2d_backward as _op_fractional_max_pool2d_backward,
+    fractional_max_pool2d_backward_grad_input as _op_fractional_max_pool2d_backward_grad_input,
+    fractional_max_pool2d_output as _op_fractional_max_pool2d_output,
+    fractional_max_pool3d as _op_fractional_max_pool3d,
+    fractional_max_pool3d_backward as _op_fractional_max_pool3d_backward,
+    fractional_max_pool3d_backward_grad_input as _op_fractional_max_pool3d_backward_grad_input,
+    fractional_max_pool3d_output as _op_fractional_max_pool3d_output,
     frexp_Tensor as _op_frexp_Tensor,
     frexp_Tensor_out as _op_frexp_Tensor_out,
     gather as _op_gather,
@@ -9167,6 +9184,60 @@ def multilabel_margin_loss(*args, **kwargs):
     return _wrap(_op_multilabel_margin_loss.call(a[0], a[1], a[2]))
 
 
+_sig_ctc_loss = _Signatures('ctc_loss', [
+    'ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False)',
+    'ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ctc_loss(*args, **kwargs):
+    """ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False)"""
+    try:
+        i, a = _sig_ctc_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ctc_loss, args, kwargs)
+    if i == 0:
+        return _wrap(_op_ctc_loss_IntList.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+    elif i == 1:
+        return _wrap(_op_ctc_loss_Tensor.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig__ctc_loss = _Signatures('_ctc_loss', [
+    '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False)',
+    '_ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _ctc_loss(*args, **kwargs):
+    """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False)"""
+    try:
+        i, a = _sig__ctc_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _ctc_loss, args, kwargs)
+    if i == 0:
+        return _wrap_tuple(_op__ctc_loss.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 1:
+        return _wrap_tuple(_op__ctc_loss_Tensor.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig__ctc_loss_backward = _Signatures('_ctc_loss_backward', [
+    '_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)',
+    '_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _ctc_loss_backward(*args, **kwargs):
+    """_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"""
+    try:
+        i, a = _sig__ctc_loss_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _ctc_loss_backward, args, kwargs)
+    if i == 0:
+        return _wrap(_op__ctc_loss_backward.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+    elif i == 1:
+        return _wrap(_op__ctc_loss_backward_Tensor.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
 _sig__fused_adam_ = _Signatures('_fused_adam_', [
     '_fused_adam_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)',
     '_fused_adam_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)',
@@ -13554,6 +13625,102 @@ def grid_sampler_3d(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, grid_sampler_3d, args, kwargs)
     return _wrap(_op_grid_sampler_3d.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fractional_max_pool2d = _Signatures('fractional_max_pool2d', [
+    'fractional_max_pool2d(Tensor input, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fractional_max_pool2d(*args, **kwargs):
+    """fractional_max_pool2d(Tensor input, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor[2]? out=None)"""
+    try:
+        i, a = _sig_fractional_max_pool2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fractional_max_pool2d, args, kwargs)
+    if a[4] is None:
+        return _wrap_tuple(_op_fractional_max_pool2d.call(a[0], a[1], a[2], a[3]))
+    return _wrap_tuple(_op_fractional_max_pool2d_output.call(a[0], a[1], a[2], a[3], *a[4]))
+
+
+_sig_fractional_max_pool2d_backward = _Signatures('fractional_max_pool2d_backward', [
+    'fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fractional_max_pool2d_backward(*args, **kwargs):
+    """fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fractional_max_pool2d_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fractional_max_pool2d_backward, args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_fractional_max_pool2d_backward.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_fractional_max_pool2d_backward_grad_input.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_fractional_max_pool3d = _Signatures('fractional_max_pool3d', [
+    'fractional_max_pool3d(Tensor input, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fractional_max_pool3d(*args, **kwargs):
+    """fractional_max_pool3d(Tensor input, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor[2]? out=None)"""
+    try:
+        i, a = _sig_fractional_max_pool3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fractional_max_pool3d, args, kwargs)
+    if a[4] is None:
+        return _wrap_tuple(_op_fractional_max_pool3d.call(a[0], a[1], a[2], a[3]))
+    return _wrap_tuple(_op_fractional_max_pool3d_output.call(a[0], a[1], a[2], a[3], *a[4]))
+
+
+_sig_fractional_max_pool3d_backward = _Signatures('fractional_max_pool3d_backward', [
+    'fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fractional_max_pool3d_backward(*args, **kwargs):
+    """fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fractional_max_pool3d_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fractional_max_pool3d_backward, args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_fractional_max_pool3d_backward.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_fractional_max_pool3d_backward_grad_input.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig__upsample_bilinear2d_aa = _Signatures('_upsample_bilinear2d_aa', [
+    '_upsample_bilinear2d_aa(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)',
+    '_upsample_bilinear2d_aa(Tensor input, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _upsample_bilinear2d_aa(*args, **kwargs):
+    """_upsample_bilinear2d_aa(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)"""
+    try:
+        i, a = _sig__upsample_bilinear2d_aa.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _upsample_bilinear2d_aa, args, kwargs)
+    if i == 0:
+        return _wrap(_op__upsample_bilinear2d_aa_vec.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op__upsample_bilinear2d_aa.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__upsample_bilinear2d_aa_backward = _Signatures('_upsample_bilinear2d_aa_backward', [
+    '_upsample_bilinear2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _upsample_bilinear2d_aa_backward(*args, **kwargs):
+    """_upsample_bilinear2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)"""
+    try:
+        i, a = _sig__upsample_bilinear2d_aa_backward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _upsample_bilinear2d_aa_backward, args, kwargs)
+    return _wrap(_op__upsample_bilinear2d_aa_backward.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
 _sig_bernoulli = _Signatures('bernoulli', [
@@ -20073,9 +20240,9 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', '_foreach_maximum', '_foreach_maximum_', '_foreach_minimum', '_foreach_minimum_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', '_log_softmax_backward_data', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_batch_norm_with_update', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'pairwise_distance', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'aminmax', 'isin', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'logcumsumexp', 'index_reduce', 'quantile', 'nanquantile', 'histogram', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', 'cdist', '_cdist_forward', '_euclidean_dist', 'segment_reduce', '_segment_reduce_backward', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', '_foreach_maximum', '_foreach_maximum_', '_foreach_minimum', '_foreach_minimum_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', '_log_softmax_backward_data', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_batch_norm_with_update', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'pairwise_distance', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', 'ctc_loss', '_ctc_loss', '_ctc_loss_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'aminmax', 'isin', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'logcumsumexp', 'index_reduce', 'quantile', 'nanquantile', 'histogram', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', 'cdist', '_cdist_forward', '_euclidean_dist', 'segment_reduce', '_segment_reduce_backward', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
-NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', '_upsample_nearest_exact1d', '_upsample_nearest_exact2d', '_upsample_nearest_exact3d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'softshrink_backward', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'upsample_nearest3d', 'upsample_trilinear3d']
+NN_FUNCTIONS = ['_pad_circular', '_pad_enum', '_test_warn_in_autograd', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact2d', '_upsample_nearest_exact3d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'softshrink_backward', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'upsample_nearest3d', 'upsample_trilinear3d']
 SPECIAL_FUNCTIONS = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_digamma', 'special_entr', 'special_erf', 'special_erfc', 'special_erfcx', 'special_erfinv', 'special_exp2', 'special_expit', 'special_expm1', 'special_gammainc', 'special_gammaincc', 'special_gammaln', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log1p', 'special_log_ndtr', 'special_log_softmax', 'special_logit', 'special_logsumexp', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_multigammaln', 'special_ndtr', 'special_ndtri', 'special_polygamma', 'special_psi', 'special_round', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_sinc', 'special_softmax', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_xlogy', 'special_zeta']

@@ -58,7 +58,7 @@ __all__ = [
     "hardsigmoid_backward", "hardswish_backward", "hardswish_double_backward", "hardshrink_backward",
     "softshrink_backward", "soft_margin_loss_backward", "rrelu_with_noise_backward", "pdist_backward",
     "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
-    "nll_loss_of_grad", "mse_loss_backward",
+    "nll_loss_of_grad", "mse_loss_backward", "ctc_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
     "bce_logits_target_backward", "layer_norm_backward", "layer_norm_jvp", "batch_norm_backward", "batch_norm_jvp",
     "group_norm_backward",
@@ -1021,6 +1021,12 @@ def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_we
     """The ``nll_loss_backward`` / ``nll_loss2d_backward`` operator (4-d inputs), differentiable again."""
     op = _T.ops.aten.nll_loss2d_backward if x.dim() == 4 else _T.ops.aten.nll_loss_backward
     return op.default(grad, x, target, weight, reduction, ignore_index, total_weight)
+
+
+def ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, nll, log_alpha, blank, zero_infinity):
+    """The ``_ctc_loss_backward`` operator (its ``.Tensor`` overload when the lengths are tensors)."""
+    return _T.ops.aten._ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, nll, log_alpha,
+                                          blank, zero_infinity)
 
 
 def nll_loss_of_grad(grad, target, weight, reduction, ignore_index):

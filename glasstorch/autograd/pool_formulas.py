@@ -14,13 +14,14 @@ from . import formulas as _formulas
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "max_pool_double_backward",
            "max_pool2d_with_indices_backward", "max_pool3d_with_indices_backward", "adaptive_max_pool2d_backward",
            "adaptive_max_pool3d_backward", "avg_pool2d", "avg_pool3d", "avg_pool2d_backward", "avg_pool3d_backward",
-           "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d_backward", "adaptive_avg_pool_nd"]
+           "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d_backward", "adaptive_avg_pool_nd",
+           "fractional_max_pool2d_backward", "fractional_max_pool3d_backward"]
 
 # the upsample operators and their backward kernels, called as formulas by their own names
 _UPSAMPLE = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
              "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
              "upsample_trilinear3d", "upsample_bicubic2d")
-__all__ += ["im2col", "col2im"]
+__all__ += ["im2col", "col2im", "upsample_bilinear2d_aa", "upsample_bilinear2d_aa_backward"]
 __all__ += [n + suffix for n in _UPSAMPLE for suffix in ("", "_backward")]
 
 
@@ -59,6 +60,14 @@ def max_pool3d_with_indices_backward(grad, self, kernel_size, stride, padding, d
 
 def adaptive_max_pool2d_backward(grad, self, indices):
     return _aten().adaptive_max_pool2d_backward(grad, self, indices)
+
+
+def fractional_max_pool2d_backward(grad, self, kernel_size, output_size, indices):
+    return _aten().fractional_max_pool2d_backward(grad, self, list(kernel_size), list(output_size), indices)
+
+
+def fractional_max_pool3d_backward(grad, self, kernel_size, output_size, indices):
+    return _aten().fractional_max_pool3d_backward(grad, self, list(kernel_size), list(output_size), indices)
 
 
 def adaptive_max_pool3d_backward(grad, self, indices):
@@ -108,6 +117,9 @@ def _aten_op(name):
 
 im2col = _aten_op("im2col")
 col2im = _aten_op("col2im")
+upsample_bilinear2d_aa = _aten_op("_upsample_bilinear2d_aa")
+upsample_bilinear2d_aa_backward = _aten_op("_upsample_bilinear2d_aa_backward")
+
 for _name in _UPSAMPLE:
     globals()[_name] = _aten_op(_name)
     globals()[_name + "_backward"] = _aten_op(_name + "_backward")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+from glasstorch import _functions
 from glasstorch._generated import functions as _gen
 
 from .modules.utils import _list_with_default, _pair, _single, _triple
@@ -289,3 +290,51 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         align_corners = False
     return _gen.grid_sampler(input, grid, GRID_SAMPLE_INTERPOLATION_MODES[mode], GRID_SAMPLE_PADDING_MODES[padding_mode],
                              align_corners)
+
+
+# -- fractional max pooling -----------------------------------------------------------------------------------
+def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, _random_samples):
+    """PyTorch's ``fractional_max_pool{2,3}d_with_indices``: sizes from the ratio, one sample per plane and dim."""
+    name = f"fractional_max_pool{n}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    ntuple = _pair if n == 2 else _triple
+    if output_size is None:
+        if n == 2 and len(output_ratio) > 2:  # a lone float fails here, as in PyTorch
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = ntuple(output_ratio)
+        output_size = [int(input.size(d - n) * ratio[d]) for d in range(n)]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == n + 1 else input.size(0)
+        _random_samples = _functions.rand(n_batch, input.size(-n - 1), n, dtype=input.dtype, device=input.device)
+    op = _gen.fractional_max_pool2d if n == 2 else _gen.fractional_max_pool3d
+    return op(input, ntuple(kernel_size), ntuple(output_size), _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """2-D fractional max pooling (Graham, 2014) over windows at random fractional strides.
+
+    Example: ``F.fractional_max_pool2d(torch.randn(1, 3, 9, 9), 2, output_size=4).shape == (1, 3, 4, 4)``.
+    """
+    out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
+                                             _random_samples)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """3-D fractional max pooling; ``return_indices=True`` also returns the flat indices."""
+    out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
+                                             _random_samples)
+    return out if return_indices else out[0]

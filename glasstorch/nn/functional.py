@@ -601,6 +601,15 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     return _gen.soft_margin_loss(input, target, _legacy_enum(size_average, reduce, reduction))
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist Temporal Classification loss of ``log_probs`` (T, N, C) against unaligned ``targets``.
+
+    Example: ``F.ctc_loss(torch.randn(6, 2, 4).log_softmax(2), torch.tensor([[1, 2], [3, 3]]), [6, 6], [2, 2])``.
+    """
+    return _torch.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _Reduction.get_enum(reduction),
+                           zero_infinity)
+
+
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Negative log likelihood of ``target`` under a Poisson of rate ``exp(input)`` (or ``input``)."""
@@ -825,6 +834,10 @@ from ._pool_functional import (  # noqa: E402,F401
     avg_pool3d,
     channel_shuffle,
     fold,
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
     grid_sample,
     interpolate,
     local_response_norm,

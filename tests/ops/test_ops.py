@@ -62,6 +62,19 @@ NOT_DIRECTLY_TESTED.update(dict.fromkeys((
 # error texts against torch in tests/nn/test_grid_sample.py
 NOT_DIRECTLY_TESTED.update(dict.fromkeys(("grid_sampler", "grid_sampler_2d", "grid_sampler_3d"),
                                          "tests/nn/test_grid_sample.py"))
+# fractional max pools (random windows from _random_samples), CTC loss and antialiased bilinear: values, indices,
+# gradients, out= overloads and error texts against torch in their own files
+NOT_DIRECTLY_TESTED.update(dict.fromkeys((
+    "fractional_max_pool2d", "fractional_max_pool2d.output", "fractional_max_pool2d_backward",
+    "fractional_max_pool2d_backward.grad_input", "fractional_max_pool3d", "fractional_max_pool3d.output",
+    "fractional_max_pool3d_backward", "fractional_max_pool3d_backward.grad_input"),
+    "tests/nn/test_fractional_max_pool.py"))
+NOT_DIRECTLY_TESTED.update(dict.fromkeys((
+    "ctc_loss.IntList", "ctc_loss.Tensor", "_ctc_loss", "_ctc_loss.Tensor", "_ctc_loss_backward",
+    "_ctc_loss_backward.Tensor"), "tests/nn/test_ctc_loss.py"))
+NOT_DIRECTLY_TESTED.update(dict.fromkeys((
+    "_upsample_bilinear2d_aa", "_upsample_bilinear2d_aa.vec", "_upsample_bilinear2d_aa_backward"),
+    "tests/nn/test_resample_aa.py"))
 # The sparse-layout operators take or return sparse tensors, which the OpInfo comparison does not read: they are
 # compared part by part (indices, values, flags, repr) and through autograd in tests/test_sparse.py and
 # tests/test_autograd_sparse.py.

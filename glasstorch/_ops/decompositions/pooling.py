@@ -165,6 +165,7 @@ upsample_nearest_exact2d_vec = _vec("_upsample_nearest_exact2d", 2, False)
 upsample_nearest_exact3d_vec = _vec("_upsample_nearest_exact3d", 3, False)
 upsample_linear1d_vec = _vec("upsample_linear1d", 1, True)
 upsample_bilinear2d_vec = _vec("upsample_bilinear2d", 2, True)
+upsample_bilinear2d_aa_vec = _vec("_upsample_bilinear2d_aa", 2, True)
 upsample_trilinear3d_vec = _vec("upsample_trilinear3d", 3, True)
 upsample_bicubic2d_vec = _vec("upsample_bicubic2d", 2, True)
 

@@ -5239,6 +5239,60 @@ def _autograd__pdist_forward(ks, self, p):
 register_autograd('aten::_pdist_forward', _autograd__pdist_forward)
 
 
+_op__ctc_loss = _get_op('aten::_ctc_loss')
+_fw__ctc_loss = FwSpec(_op__ctc_loss, (0,), (False,), 'functional', None)
+
+
+def _autograd__ctc_loss(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__ctc_loss, _autograd__ctc_loss, ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    if (type(log_probs) is _TI and log_probs.autograd is not None) and _gs.enabled and requires_grad_any(log_probs):
+        node = _n.CtcLossBackward0()
+        node.next_edges = record.edges(log_probs)
+        node.log_probs_ = record.save(log_probs)
+        node.targets_ = record.save(targets)
+        node.input_lengths_ = input_lengths
+        node.target_lengths_ = target_lengths
+        node.blank_ = blank
+        node.zero_infinity_ = zero_infinity
+        result = _op__ctc_loss.redispatch(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op__ctc_loss.redispatch(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+
+register_autograd('aten::_ctc_loss', _autograd__ctc_loss)
+
+
+_op__ctc_loss_Tensor = _get_op('aten::_ctc_loss.Tensor')
+_fw__ctc_loss_Tensor = FwSpec(_op__ctc_loss_Tensor, (0,), (False,), 'functional', None)
+
+
+def _autograd__ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__ctc_loss_Tensor, _autograd__ctc_loss_Tensor, ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    if (type(log_probs) is _TI and log_probs.autograd is not None) and _gs.enabled and requires_grad_any(log_probs):
+        node = _n.CtcLossBackward1()
+        node.next_edges = record.edges(log_probs)
+        node.log_probs_ = record.save(log_probs)
+        node.targets_ = record.save(targets)
+        node.input_lengths_ = record.save(input_lengths)
+        node.target_lengths_ = record.save(target_lengths)
+        node.blank_ = blank
+        node.zero_infinity_ = zero_infinity
+        result = _op__ctc_loss_Tensor.redispatch(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op__ctc_loss_Tensor.redispatch(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+
+register_autograd('aten::_ctc_loss.Tensor', _autograd__ctc_loss_Tensor)
+
+
 _op_relu = _get_op('aten::relu')
 _fw_relu = FwSpec(_op_relu, (0,), (False,), 'functional', _n._ReluBackward0_jvp)
 
@@ -13120,6 +13174,211 @@ def _autograd_col2im(ks, self, output_size, kernel_size, dilation, padding, stri
 
 
 register_autograd('aten::col2im', _autograd_col2im)
+
+
+_op_fractional_max_pool2d = _get_op('aten::fractional_max_pool2d')
+_fw_fractional_max_pool2d = FwSpec(_op_fractional_max_pool2d, (0,), (False,), 'functional', None)
+
+
+def _autograd_fractional_max_pool2d(ks, self, kernel_size, output_size, random_samples):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fractional_max_pool2d, _autograd_fractional_max_pool2d, ks, self, kernel_size, output_size, random_samples)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(random_samples) is _TI and random_samples.autograd is not None) and requires_grad_any(random_samples):
+            _not_differentiable('fractional_max_pool2d', 'random_samples')
+        if _rg:
+            node = _n.FractionalMaxPool2DBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.kernel_size_ = kernel_size
+            node.output_size_ = output_size
+            result = _op_fractional_max_pool2d.redispatch(ks, self, kernel_size, output_size, random_samples)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False])
+            node.result_ = record.save_output(result, (1,))
+            return result
+    return _op_fractional_max_pool2d.redispatch(ks, self, kernel_size, output_size, random_samples)
+
+
+register_autograd('aten::fractional_max_pool2d', _autograd_fractional_max_pool2d)
+
+
+_op_fractional_max_pool2d_output = _get_op('aten::fractional_max_pool2d.output')
+
+
+def _autograd_fractional_max_pool2d_output(ks, self, kernel_size, output_size, random_samples, output, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(random_samples) is _TI and random_samples.autograd is not None) or (type(output) is _TI and output.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('fractional_max_pool2d', self, random_samples, output, indices)
+    result = _op_fractional_max_pool2d_output.redispatch(ks, self, kernel_size, output_size, random_samples, output, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('fractional_max_pool2d', self, random_samples, output, indices)
+    return result
+
+
+register_autograd('aten::fractional_max_pool2d.output', _autograd_fractional_max_pool2d_output)
+
+
+_op_fractional_max_pool2d_backward = _get_op('aten::fractional_max_pool2d_backward')
+_fw_fractional_max_pool2d_backward = FwSpec(_op_fractional_max_pool2d_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_size, indices):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fractional_max_pool2d_backward, _autograd_fractional_max_pool2d_backward, ks, grad_output, self, kernel_size, output_size, indices)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.FractionalMaxPool2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.indices_ = record.save(indices) if node.should_compute_output(0) else None
+        result = _op_fractional_max_pool2d_backward.redispatch(ks, grad_output, self, kernel_size, output_size, indices)
+        record.output(result, node)
+        return result
+    return _op_fractional_max_pool2d_backward.redispatch(ks, grad_output, self, kernel_size, output_size, indices)
+
+
+register_autograd('aten::fractional_max_pool2d_backward', _autograd_fractional_max_pool2d_backward)
+
+
+_op_fractional_max_pool2d_backward_grad_input = _get_op('aten::fractional_max_pool2d_backward.grad_input')
+
+
+def _autograd_fractional_max_pool2d_backward_grad_input(ks, grad_output, self, kernel_size, output_size, indices, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(indices) is _TI and indices.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('fractional_max_pool2d_backward', grad_output, self, indices, grad_input)
+    result = _op_fractional_max_pool2d_backward_grad_input.redispatch(ks, grad_output, self, kernel_size, output_size, indices, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('fractional_max_pool2d_backward', grad_output, self, indices, grad_input)
+    return result
+
+
+register_autograd('aten::fractional_max_pool2d_backward.grad_input', _autograd_fractional_max_pool2d_backward_grad_input)
+
+
+_op_fractional_max_pool3d = _get_op('aten::fractional_max_pool3d')
+_fw_fractional_max_pool3d = FwSpec(_op_fractional_max_pool3d, (0,), (False,), 'functional', None)
+
+
+def _autograd_fractional_max_pool3d(ks, self, kernel_size, output_size, random_samples):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fractional_max_pool3d, _autograd_fractional_max_pool3d, ks, self, kernel_size, output_size, random_samples)
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(random_samples) is _TI and random_samples.autograd is not None) and requires_grad_any(random_samples):
+            _not_differentiable('fractional_max_pool3d', 'random_samples')
+        if _rg:
+            node = _n.FractionalMaxPool3DBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.kernel_size_ = kernel_size
+            node.output_size_ = output_size
+            result = _op_fractional_max_pool3d.redispatch(ks, self, kernel_size, output_size, random_samples)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False])
+            node.result_ = record.save_output(result, (1,))
+            return result
+    return _op_fractional_max_pool3d.redispatch(ks, self, kernel_size, output_size, random_samples)
+
+
+register_autograd('aten::fractional_max_pool3d', _autograd_fractional_max_pool3d)
+
+
+_op_fractional_max_pool3d_output = _get_op('aten::fractional_max_pool3d.output')
+
+
+def _autograd_fractional_max_pool3d_output(ks, self, kernel_size, output_size, random_samples, output, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(random_samples) is _TI and random_samples.autograd is not None) or (type(output) is _TI and output.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('fractional_max_pool3d', self, random_samples, output, indices)
+    result = _op_fractional_max_pool3d_output.redispatch(ks, self, kernel_size, output_size, random_samples, output, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('fractional_max_pool3d', self, random_samples, output, indices)
+    return result
+
+
+register_autograd('aten::fractional_max_pool3d.output', _autograd_fractional_max_pool3d_output)
+
+
+_op_fractional_max_pool3d_backward = _get_op('aten::fractional_max_pool3d_backward')
+_fw_fractional_max_pool3d_backward = FwSpec(_op_fractional_max_pool3d_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_size, indices):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fractional_max_pool3d_backward, _autograd_fractional_max_pool3d_backward, ks, grad_output, self, kernel_size, output_size, indices)
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.FractionalMaxPool3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.indices_ = record.save(indices) if node.should_compute_output(0) else None
+        result = _op_fractional_max_pool3d_backward.redispatch(ks, grad_output, self, kernel_size, output_size, indices)
+        record.output(result, node)
+        return result
+    return _op_fractional_max_pool3d_backward.redispatch(ks, grad_output, self, kernel_size, output_size, indices)
+
+
+register_autograd('aten::fractional_max_pool3d_backward', _autograd_fractional_max_pool3d_backward)
+
+
+_op_fractional_max_pool3d_backward_grad_input = _get_op('aten::fractional_max_pool3d_backward.grad_input')
+
+
+def _autograd_fractional_max_pool3d_backward_grad_input(ks, grad_output, self, kernel_size, output_size, indices, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(indices) is _TI and indices.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('fractional_max_pool3d_backward', grad_output, self, indices, grad_input)
+    result = _op_fractional_max_pool3d_backward_grad_input.redispatch(ks, grad_output, self, kernel_size, output_size, indices, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('fractional_max_pool3d_backward', grad_output, self, indices, grad_input)
+    return result
+
+
+register_autograd('aten::fractional_max_pool3d_backward.grad_input', _autograd_fractional_max_pool3d_backward_grad_input)
+
+
+_op__upsample_bilinear2d_aa = _get_op('aten::_upsample_bilinear2d_aa')
+_fw__upsample_bilinear2d_aa = FwSpec(_op__upsample_bilinear2d_aa, (0,), (False,), 'functional', None)
+
+
+def _autograd__upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_bilinear2d_aa, _autograd__upsample_bilinear2d_aa, ks, self, output_size, align_corners, scales_h, scales_w)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UpsampleBilinear2DAaBackward0()
+        node.next_edges = record.edges(self)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__upsample_bilinear2d_aa.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_bilinear2d_aa.redispatch(ks, self, output_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_bilinear2d_aa', _autograd__upsample_bilinear2d_aa)
+
+
+_op__upsample_bilinear2d_aa_backward = _get_op('aten::_upsample_bilinear2d_aa_backward')
+_fw__upsample_bilinear2d_aa_backward = FwSpec(_op__upsample_bilinear2d_aa_backward, (0,), (False,), 'functional', None)
+
+
+def _autograd__upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__upsample_bilinear2d_aa_backward, _autograd__upsample_bilinear2d_aa_backward, ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if (type(grad_output) is _TI and grad_output.autograd is not None) and _gs.enabled and requires_grad_any(grad_output):
+        node = _n.UpsampleBilinear2DAaBackwardBackward0()
+        node.next_edges = record.edges(grad_output)
+        node.output_size_ = output_size
+        node.align_corners_ = align_corners
+        node.scales_h_ = scales_h
+        node.scales_w_ = scales_w
+        result = _op__upsample_bilinear2d_aa_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        record.output(result, node)
+        return result
+    return _op__upsample_bilinear2d_aa_backward.redispatch(ks, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+
+
+register_autograd('aten::_upsample_bilinear2d_aa_backward', _autograd__upsample_bilinear2d_aa_backward)
 
 
 _op_bernoulli = _get_op('aten::bernoulli')

@@ -6433,6 +6433,164 @@ class PdistBackward0(NodeBase):
         return self.p_
 
 
+def _CtcLossBackward0_0(grad, grads, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
+    return ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result[0], result[1], blank, zero_infinity)
+
+
+class CtcLossBackward0(NodeBase):
+    """Backward of ``_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/loss.yaml:53)."""
+
+    __slots__ = ('log_probs_', 'targets_', 'input_lengths_', 'target_lengths_', 'blank_', 'zero_infinity_', 'result_')
+    _tensor_slots = ('log_probs_', 'targets_', 'result_')
+    _inputs = ('log_probs',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        log_probs = _unpack(node, node.log_probs_, 'CtcLossBackward0')
+        result = wrap_saved(node.result_, 'CtcLossBackward0', node)
+        targets = _unpack(node, node.targets_, 'CtcLossBackward0')
+        input_lengths = node.input_lengths_
+        target_lengths = node.target_lengths_
+        blank = node.blank_
+        zero_infinity = node.zero_infinity_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CtcLossBackward0_0(grad, grads, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result))
+        return out
+
+    @property
+    def _saved_log_probs(self):
+        return _unpack(self, self.log_probs_, 'CtcLossBackward0')
+
+    @property
+    def _raw_saved_log_probs(self):
+        return self.log_probs_
+
+    @property
+    def _saved_targets(self):
+        return _unpack(self, self.targets_, 'CtcLossBackward0')
+
+    @property
+    def _raw_saved_targets(self):
+        return self.targets_
+
+    @property
+    def _saved_result0(self):
+        return wrap_saved(self.result_[0], 'CtcLossBackward0', self)
+
+    @property
+    def _raw_saved_result0(self):
+        return self.result_[0]
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'CtcLossBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_input_lengths(self):
+        return None if self.input_lengths_ is None else tuple(self.input_lengths_)
+
+    @property
+    def _saved_target_lengths(self):
+        return None if self.target_lengths_ is None else tuple(self.target_lengths_)
+
+    @property
+    def _saved_blank(self):
+        return self.blank_
+
+    @property
+    def _saved_zero_infinity(self):
+        return self.zero_infinity_
+
+
+def _CtcLossBackward1_0(grad, grads, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
+    return ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result[0], result[1], blank, zero_infinity)
+
+
+class CtcLossBackward1(NodeBase):
+    """Backward of ``_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/loss.yaml:58)."""
+
+    __slots__ = ('log_probs_', 'targets_', 'input_lengths_', 'target_lengths_', 'blank_', 'zero_infinity_', 'result_')
+    _tensor_slots = ('log_probs_', 'targets_', 'input_lengths_', 'target_lengths_', 'result_')
+    _inputs = ('log_probs',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input_lengths = _unpack(node, node.input_lengths_, 'CtcLossBackward1')
+        log_probs = _unpack(node, node.log_probs_, 'CtcLossBackward1')
+        result = wrap_saved(node.result_, 'CtcLossBackward1', node)
+        target_lengths = _unpack(node, node.target_lengths_, 'CtcLossBackward1')
+        targets = _unpack(node, node.targets_, 'CtcLossBackward1')
+        blank = node.blank_
+        zero_infinity = node.zero_infinity_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CtcLossBackward1_0(grad, grads, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result))
+        return out
+
+    @property
+    def _saved_log_probs(self):
+        return _unpack(self, self.log_probs_, 'CtcLossBackward1')
+
+    @property
+    def _raw_saved_log_probs(self):
+        return self.log_probs_
+
+    @property
+    def _saved_targets(self):
+        return _unpack(self, self.targets_, 'CtcLossBackward1')
+
+    @property
+    def _raw_saved_targets(self):
+        return self.targets_
+
+    @property
+    def _saved_input_lengths(self):
+        return _unpack(self, self.input_lengths_, 'CtcLossBackward1')
+
+    @property
+    def _raw_saved_input_lengths(self):
+        return self.input_lengths_
+
+    @property
+    def _saved_target_lengths(self):
+        return _unpack(self, self.target_lengths_, 'CtcLossBackward1')
+
+    @property
+    def _raw_saved_target_lengths(self):
+        return self.target_lengths_
+
+    @property
+    def _saved_result0(self):
+        return wrap_saved(self.result_[0], 'CtcLossBackward1', self)
+
+    @property
+    def _raw_saved_result0(self):
+        return self.result_[0]
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'CtcLossBackward1', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_blank(self):
+        return self.blank_
+
+    @property
+    def _saved_zero_infinity(self):
+        return self.zero_infinity_
+
+
 def _ReluBackward0_0(grad, grads, result):
     return threshold_backward(grad, result, 0)
 
@@ -14024,6 +14182,275 @@ class Col2ImBackward0(NodeBase):
     @property
     def _saved_stride(self):
         return None if self.stride_ is None else tuple(self.stride_)
+
+
+def _FractionalMaxPool2DBackward0_0(grad, grads, self, kernel_size, output_size, result):
+    return fractional_max_pool2d_backward(grad, self, kernel_size, output_size, result[1])
+
+
+class FractionalMaxPool2DBackward0(NodeBase):
+    """Backward of ``fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/pooling.yaml:168)."""
+
+    __slots__ = ('self_', 'kernel_size_', 'output_size_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'FractionalMaxPool2DBackward0', node)
+        self = _unpack(node, node.self_, 'FractionalMaxPool2DBackward0')
+        kernel_size = node.kernel_size_
+        output_size = node.output_size_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FractionalMaxPool2DBackward0_0(grad, grads, self, kernel_size, output_size, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'FractionalMaxPool2DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'FractionalMaxPool2DBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_kernel_size(self):
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
+
+    @property
+    def _saved_output_size(self):
+        return None if self.output_size_ is None else tuple(self.output_size_)
+
+
+def _FractionalMaxPool2DBackwardBackward0_0(grad, grads, self, indices):
+    return max_pool_double_backward(grad, indices, 2)
+
+
+def _FractionalMaxPool2DBackwardBackward0_1(grad, grads, self, indices):
+    return zeros_like(self)
+
+
+class FractionalMaxPool2DBackwardBackward0(NodeBase):
+    """Backward of ``fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:172)."""
+
+    __slots__ = ('self_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'FractionalMaxPool2DBackwardBackward0')
+        self = _unpack(node, node.self_, 'FractionalMaxPool2DBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FractionalMaxPool2DBackwardBackward0_0(grad, grads, self, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FractionalMaxPool2DBackwardBackward0_1(grad, grads, self, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'FractionalMaxPool2DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'FractionalMaxPool2DBackwardBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _FractionalMaxPool3DBackward0_0(grad, grads, self, kernel_size, output_size, result):
+    return fractional_max_pool3d_backward(grad, self, kernel_size, output_size, result[1])
+
+
+class FractionalMaxPool3DBackward0(NodeBase):
+    """Backward of ``fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/pooling.yaml:177)."""
+
+    __slots__ = ('self_', 'kernel_size_', 'output_size_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'FractionalMaxPool3DBackward0', node)
+        self = _unpack(node, node.self_, 'FractionalMaxPool3DBackward0')
+        kernel_size = node.kernel_size_
+        output_size = node.output_size_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FractionalMaxPool3DBackward0_0(grad, grads, self, kernel_size, output_size, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'FractionalMaxPool3DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'FractionalMaxPool3DBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_kernel_size(self):
+        return None if self.kernel_size_ is None else tuple(self.kernel_size_)
+
+    @property
+    def _saved_output_size(self):
+        return None if self.output_size_ is None else tuple(self.output_size_)
+
+
+def _FractionalMaxPool3DBackwardBackward0_0(grad, grads, self, indices):
+    return max_pool_double_backward(grad, indices, 3)
+
+
+def _FractionalMaxPool3DBackwardBackward0_1(grad, grads, self, indices):
+    return zeros_like(self)
+
+
+class FractionalMaxPool3DBackwardBackward0(NodeBase):
+    """Backward of ``fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:181)."""
+
+    __slots__ = ('self_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = _unpack(node, node.indices_, 'FractionalMaxPool3DBackwardBackward0')
+        self = _unpack(node, node.self_, 'FractionalMaxPool3DBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FractionalMaxPool3DBackwardBackward0_0(grad, grads, self, indices))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FractionalMaxPool3DBackwardBackward0_1(grad, grads, self, indices))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'FractionalMaxPool3DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'FractionalMaxPool3DBackwardBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
+
+
+def _UpsampleBilinear2DAaBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes):
+    return upsample_bilinear2d_aa_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+
+
+class UpsampleBilinear2DAaBackward0(NodeBase):
+    """Backward of ``_upsample_bilinear2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:186)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBilinear2DAaBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w, self_sizes))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return None if self.output_size_ is None else tuple(self.output_size_)
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UpsampleBilinear2DAaBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w):
+    return upsample_bilinear2d_aa(grad, output_size, align_corners, scales_h, scales_w)
+
+
+class UpsampleBilinear2DAaBackwardBackward0(NodeBase):
+    """Backward of ``_upsample_bilinear2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`` (glasstorch/_ops/derivatives/pooling.yaml:189)."""
+
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _inputs = ('grad_output',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UpsampleBilinear2DAaBackwardBackward0_0(grad, grads, output_size, align_corners, scales_h, scales_w))
+        return out
+
+    @property
+    def _saved_output_size(self):
+        return None if self.output_size_ is None else tuple(self.output_size_)
+
+    @property
+    def _saved_align_corners(self):
+        return self.align_corners_
+
+    @property
+    def _saved_scales_h(self):
+        return self.scales_h_
+
+    @property
+    def _saved_scales_w(self):
+        return self.scales_w_
 
 
 def _BernoulliBackward0_0(grad, grads):

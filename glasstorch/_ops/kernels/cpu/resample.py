@@ -13,6 +13,7 @@ from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from . import nn_ckernels as _nnc
+from .resample_aa import uint8_resample_2d
 
 
 def _fmt(xs) -> str:
@@ -267,12 +268,16 @@ def _upsample_forward(self, output_size, scales, mode, align_corners=False):
         raise RuntimeError(f"Non-empty {n + 2}D data tensor expected but got a tensor with sizes {_fmt(self.sizes)}")
     out = new_like_layout(self, tuple(self.sizes[:2]) + out_sp)
     nearest = mode in ("nearest", "nearest-exact")
-    allowed = (_dt.float32, _dt.float64, _dt.float16, _dt.bfloat16) + ((_dt.uint8,) if nearest else ())
+    separable_uint8 = n == 2 and mode in ("linear", "cubic")  # PyTorch's integer-weight path (resample_aa.py)
+    allowed = (_dt.float32, _dt.float64, _dt.float16, _dt.bfloat16) + ((_dt.uint8,) if nearest or separable_uint8
+                                                                      else ())
     if self.dtype not in allowed:
         raise NotImplementedError(f'"{_DTYPES[mode]}{n}d_channels_last" not implemented for '
                                   f'\'{_dt.name_of(self.dtype)}\'')
     if is_meta(self) or out.numel() == 0:
         return out
+    if self.dtype is _dt.uint8 and not nearest:
+        return uint8_resample_2d(self, out_sp, align_corners, scales, mode == "cubic", out)
     ft = _opmath(self.dtype)
     y = self.as_numpy() if nearest else self.as_numpy().astype(ft, copy=False)
     # bilinear2d keeps op-math weights; linear1d, trilinear3d and bicubic2d store them in the tensor's dtype
