@@ -288,8 +288,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                       "grid_sample for details.", stacklevel=2)
         align_corners = False
-    return _gen.grid_sampler(input, grid, GRID_SAMPLE_INTERPOLATION_MODES[mode], GRID_SAMPLE_PADDING_MODES[padding_mode],
-                             align_corners)
+    modes, paddings = GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODES
+    return _gen.grid_sampler(input, grid, modes[mode], paddings[padding_mode], align_corners)
 
 
 # -- fractional max pooling -----------------------------------------------------------------------------------
