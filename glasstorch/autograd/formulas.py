@@ -1072,8 +1072,13 @@ def bce_logits_target_backward(grad, x, target, weight, pos_weight, reduction):
 
 # -- normalisation ---------------------------------------------------------------------------------------------------
 def layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, eps):
-    """(d input, d weight, d bias) of native_layer_norm from its saved mean and rstd (recomputed from the input
-    under create_graph: the saved statistics are not differentiable outputs)."""
+    """(d input, d weight, d bias) of native_layer_norm from its saved mean and rstd: the
+    ``native_layer_norm_backward`` kernel, or under create_graph a composite that can be differentiated again (the
+    statistics recomputed from the input there: the saved ones are not differentiable outputs)."""
+    if not _needs_graph([grad, x, weight]):  # PyTorch's kernel, in its order of operations
+        mask = [True, weight is not None, bias is not None]
+        return _T.ops.aten.native_layer_norm_backward.default(grad, x, list(normalized_shape), mean, rstd, weight,
+                                                               bias, mask)
     axes = tuple(range(x.dim() - len(normalized_shape), x.dim()))
     outer = tuple(range(x.dim() - len(normalized_shape)))
     if _needs_graph([x]):

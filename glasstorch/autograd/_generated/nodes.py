@@ -7730,12 +7730,35 @@ def _NativeLayerNormBackward0_jvp(input_p, input_t, normalized_shape, weight_p, 
     return (layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, result[1], result[2], normalized_shape), None, None)
 
 
+def _NativeLayerNormBackwardBackward0_0(grad, grads):
+    return not_implemented("native_layer_norm_backward")
+
+
+class NativeLayerNormBackwardBackward0(NodeBase):
+    """Backward of ``native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:148)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('grad_out', 'input', 'weight')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _NativeLayerNormBackwardBackward0_0(grad, grads)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+
 def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, result):
     return rms_norm_backward(grads, input, normalized_shape, result[1], weight)
 
 
 class FusedRmsNormBackward0(NodeBase):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:147)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:151)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -7789,7 +7812,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(NodeBase):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7888,7 +7911,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:155)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:159)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -7987,7 +8010,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(NodeBase):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:160)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:164)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -8068,7 +8091,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:165)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:169)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8162,7 +8185,7 @@ def _BatchNormWithUpdateBackward0_0(grad, grads, input, weight, bias, running_me
 
 
 class BatchNormWithUpdateBackward0(NodeBase):
-    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:170)."""
+    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:174)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8252,7 +8275,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:174)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:178)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -8339,7 +8362,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:177)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:181)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -8386,7 +8409,7 @@ def _NativeDropoutBackwardBackward0_1(grad, grads, grad_output, mask, scale):
 
 
 class NativeDropoutBackwardBackward0(NodeBase):
-    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:182)."""
+    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:186)."""
 
     __slots__ = ('grad_output_', 'mask_', 'scale_')
     _tensor_slots = ('grad_output_', 'mask_')
@@ -8431,7 +8454,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:186)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:190)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -8475,7 +8498,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:193)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:197)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8495,7 +8518,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:197)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:201)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')

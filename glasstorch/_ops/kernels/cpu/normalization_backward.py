@@ -1,0 +1,130 @@
+"""Normalization backward CPU kernels — PyTorch's ``native_layer_norm_backward`` (``layer_norm.cpp`` with
+``cpu/layer_norm_kernel.cpp``'s ``LayerNormBackwardKernelImpl``), on numpy, in PyTorch's order of operations.
+
+The arithmetic is the kernel's: float (``opmath``) for float, half and bfloat16 inputs, double for double; the
+row reductions follow Note [Vectorized reduction order] (vec_order.py) and the fused multiply-adds the compiler
+forms there.  d weight and d bias are first accumulated per thread, rows split as ``at::parallel_for`` splits
+them, into a buffer of the *input's* dtype (so a half input rounds that running sum to half after every row),
+then the threads' buffers are added in ``opmath``.
+
+Invariant: no input is written; every result is a fresh contiguous tensor.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...._core import dtype as _dt
+from ...._device.threads import get_num_threads
+from ...._tensor.impl import TensorImpl, empty_contiguous
+from .normalization import check_layer_norm_inputs
+from .vec_order import fma, rnd, row_reduce
+
+__all__ = ["native_layer_norm_backward_kernel", "thread_rows"]
+
+_HALF = (_dt.float16, _dt.bfloat16)
+
+
+def _values(t: TensorImpl, shape=None) -> np.ndarray:
+    """The elements of ``t`` (contiguous order) as float64 values."""
+    a = np.ascontiguousarray(t.as_numpy()).astype(np.float64)
+    return a if shape is None else a.reshape(shape)
+
+
+def _store(out: TensorImpl | None, v) -> None:
+    if out is not None and out.numel():
+        np.copyto(out.as_numpy(), np.asarray(v, np.float64).reshape(out.sizes).astype(out.dtype.np), casting="unsafe")
+
+
+def thread_rows(M: int) -> list[range]:  # noqa: N803 - PyTorch's names
+    """The row ranges each thread of ``at::parallel_for(0, M, 1, ...)`` takes (OpenMP: equal chunks, in order;
+    one range when a single thread or a single row runs it serially)."""
+    nt = min(get_num_threads(), M)
+    if nt <= 1:
+        return [range(M)]
+    chunk = -(-M // nt)
+    return [range(b, min(M, b + chunk)) for b in range(0, M, chunk)]
+
+
+def _buffered_sum(terms, M: int, N: int, buf_np, ct):  # noqa: N803
+    """The two-pass d weight / d bias reduction: ``terms(acc, i)`` adds row ``i`` to a thread's buffer (kept in
+    ``buf_np``, the input's dtype); the buffers are then added in ``ct``."""
+    total = np.zeros(N)
+    for rows in thread_rows(M):
+        buf = np.zeros(N)
+        for i in rows:
+            buf = np.asarray(terms(buf, i), np.float64).astype(buf_np).astype(np.float64)
+        total = rnd(total + buf, ct)
+    return total
+
+
+def _row_sums(dy, x, g, ct, reduced: bool, mixed: bool):
+    """(ds, db) of every row: sum(dy * x * gamma) and sum(dy * gamma) as ``layer_norm_backward_frame`` forms them."""
+    M, N = dy.shape  # noqa: N806
+    if g is None:
+        ds = row_reduce(lambda s: rnd(dy[:, s] * x[:, s], ct), lambda a, s: fma(dy[:, s], x[:, s], a, ct), N, ct,
+                        reduced)
+        db = row_reduce(lambda s: dy[:, s], lambda a, s: rnd(a + dy[:, s], ct), N, ct, reduced)
+        return ds, db
+    dg = rnd(dy * g, ct)
+    if mixed:  # the float-parameter frame: x * (dy * gamma), the product reused by both sums
+        ds = row_reduce(lambda s: rnd(x[:, s] * dg[:, s], ct), lambda a, s: fma(x[:, s], dg[:, s], a, ct), N, ct,
+                        reduced)
+        db = row_reduce(lambda s: dg[:, s], lambda a, s: rnd(a + dg[:, s], ct), N, ct, reduced)
+        return ds, db
+    dx_ = rnd(dy * x, ct)
+    ds = row_reduce(lambda s: rnd(dx_[:, s] * g[:, s], ct), lambda a, s: fma(dx_[:, s], g[:, s], a, ct), N, ct,
+                    reduced)
+    db = row_reduce(lambda s: dg[:, s], lambda a, s: fma(dy[:, s], g[:, s], a, ct), N, ct, reduced)
+    return ds, db
+
+
+def _grad_input(dy, x, mean, a, g, ct, reduced: bool, mixed: bool):
+    """dX = a * dy * gamma + b * x + c per row (the ``b * x`` product fused into the first sum), b and c from
+    the row sums (``layer_norm_backward_frame``)."""
+    N = dy.shape[1]  # noqa: N806
+    scale = rnd(1.0 / N, ct)
+    ds, db = _row_sums(dy, x, None if g is None else np.broadcast_to(g, dy.shape), ct, reduced, mixed)
+    b = rnd(rnd(rnd(rnd(fma(db, mean, -ds, ct) * a, ct) * a, ct) * a, ct) * scale, ct)
+    c = fma(-b, mean, -rnd(rnd(db * a, ct) * scale, ct), ct)
+    a, b, c = a[:, None], b[:, None], c[:, None]
+    ady = rnd(a * dy, ct) if g is None else rnd(rnd(a * dy, ct) * g, ct)
+    return rnd(fma(b, x, ady, ct) + c, ct)
+
+
+def native_layer_norm_backward_kernel(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """``(d input, d weight, d bias)`` of ``native_layer_norm`` from its saved ``mean``/``rstd``; a result is
+    None where ``output_mask`` does not ask for it."""
+    axis = check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    M, N = math.prod(input.sizes[:axis]), math.prod(input.sizes[axis:])  # noqa: N806
+    dx = empty_contiguous(input.sizes, input.dtype, input.device) if output_mask[0] else None
+    dw = _param_grad(weight, output_mask[1], M)
+    db = _param_grad(bias, output_mask[2], M)
+    if M == 0 or N == 0 or input.storage._data is None:
+        return dx, dw, db
+    ct = np.float64 if input.dtype is _dt.float64 else np.float32
+    reduced, mixed = input.dtype in _HALF, weight is not None and weight.dtype is not input.dtype
+    dy, x = _values(grad_out, (M, N)), _values(input, (M, N))
+    mu, a = _values(mean, (M,)), _values(rstd, (M,))
+    g = None if weight is None else _values(weight, (N,))
+    buf_np = input.dtype.np if reduced else ct
+    if dw is not None:
+        b = rnd(-a * mu, ct)
+        _store(dw, _buffered_sum(lambda acc, i: fma(dy[i], fma(a[i], x[i], b[i], ct), acc, ct), M, N, buf_np, ct))
+    if db is not None:
+        _store(db, _buffered_sum(lambda acc, i: rnd(acc + dy[i], ct), M, N, buf_np, ct))
+    if dx is not None:
+        _store(dx, _grad_input(dy, x, mu, a, g, ct, reduced, mixed))
+    return dx, dw, db
+
+
+def _param_grad(p: TensorImpl | None, wanted: bool, M: int) -> TensorImpl | None:  # noqa: N803
+    """d weight / d bias: like the parameter, zero-filled when there are no rows to reduce."""
+    if not wanted or p is None:
+        return None
+    out = empty_contiguous(p.sizes, p.dtype, p.device)
+    if M == 0 and out.storage._data is not None:
+        out.as_numpy()[...] = 0
+    return out
