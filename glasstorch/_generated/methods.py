@@ -1153,6 +1153,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     narrow_copy as _op_narrow_copy,
     narrow_copy_out as _op_narrow_copy_out,
     native_batch_norm as _op_native_batch_norm,
+    native_batch_norm_backward as _op_native_batch_norm_backward,
     native_batch_norm_out as _op_native_batch_norm_out,
     native_channel_shuffle as _op_native_channel_shuffle,
     native_dropout as _op_native_dropout,

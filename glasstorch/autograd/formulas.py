@@ -1139,7 +1139,12 @@ def batch_norm_jvp(x_p, x_t, weight_p, weight_t, bias_t, running_mean, running_v
 
 
 def batch_norm_backward(grad, x, weight, bias, running_mean, running_var, save_mean, save_invstd, training, eps):
-    """(d input, d weight, d bias) of native_batch_norm (training: batch statistics; eval: running ones)."""
+    """(d input, d weight, d bias) of native_batch_norm (training: batch statistics; eval: running ones): the
+    ``native_batch_norm_backward`` kernel, or under create_graph a composite that can be differentiated again."""
+    if not _needs_graph([grad, x, weight]):
+        mask = [True, weight is not None, bias is not None]
+        return _T.ops.aten.native_batch_norm_backward.default(grad, x, weight, running_mean, running_var, save_mean,
+                                                               save_invstd, training, eps, mask)
     axes = [0] + list(range(2, x.dim()))
     shape = _channel_shape(x)
     if training and _needs_graph([x]):  # create_graph: batch statistics as functions of the input

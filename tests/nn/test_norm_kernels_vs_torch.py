@@ -100,3 +100,64 @@ def test_batch_norm_legit_no_stats_out():
                                                             save_mean=gouts[1], save_invstd=gouts[2])
     for a, e in zip(got, want, strict=True):
         torch.testing.assert_close(torch.from_numpy(a.numpy()), e)
+
+
+def _bits_equal(a, e) -> bool:
+    return np.array_equal(a.double().numpy(), e.double().numpy())
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("shape", [(5, 5, 5), (1, 25, 5), (4, 3, 40), (2, 3, 7, 7), (8, 3)])
+@pytest.mark.parametrize("training, momentum", [(True, 0.5), (True, -1.2), (False, 0.1)])
+def test_batch_norm_half_forward_matches_torch_bits(dtype, shape, training, momentum):
+    torch.manual_seed(sum(shape))
+    c = shape[1]
+    x = torch.randn(shape, dtype=dtype)
+    w, b, rm = torch.randn(c, dtype=dtype), torch.randn(c, dtype=dtype), torch.randn(c, dtype=dtype)
+    rv = torch.rand(c, dtype=dtype) + 0.5
+    grm, grv = _gt(rm), _gt(rv)
+    want = torch.native_batch_norm(x, w, b, rm, rv, training, momentum, 0.6)
+    got = gt.native_batch_norm(_gt(x), _gt(w), _gt(b), grm, grv, training, momentum, 0.6)
+    for a, e in zip(got + (grm, grv), want + (rm, rv), strict=True):
+        assert tuple(a.shape) == tuple(e.shape) and _bits_equal(a, e)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("shape", [(5, 5, 5), (4, 3, 40), (2, 3, 7, 7)])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_half_backward_matches_torch_bits(dtype, shape, training):
+    torch.manual_seed(sum(shape))
+    c = shape[1]
+    x = torch.randn(shape, dtype=dtype, requires_grad=True)
+    w, b = torch.randn(c, dtype=dtype, requires_grad=True), torch.randn(c, dtype=dtype, requires_grad=True)
+    rm, rv = torch.randn(c, dtype=dtype), torch.rand(c, dtype=dtype) + 0.5
+    g = torch.randn(shape, dtype=dtype)
+    want = torch.autograd.grad(torch.nn.functional.batch_norm(x, rm, rv, w, b, training, 0.5, 0.6), (x, w, b), g)
+    leaves = [_gt(t).requires_grad_() for t in (x, w, b)]
+    out = gt.nn.functional.batch_norm(leaves[0], _gt(rm), _gt(rv), leaves[1], leaves[2], training, 0.5, 0.6)
+    got = gt.autograd.grad(out, leaves, _gt(g))
+    for a, e in zip(got, want, strict=True):
+        assert a.dtype == getattr(gt, str(e.dtype).removeprefix("torch.")) and _bits_equal(a, e)
+
+
+def test_instance_norm_bfloat16_matches_torch_bits():
+    torch.manual_seed(3)
+    x = torch.randn(5, 5, 5, dtype=torch.bfloat16)
+    w, b = torch.randn(5, dtype=torch.bfloat16), torch.randn(5, dtype=torch.bfloat16)
+    want = torch.nn.functional.instance_norm(x, weight=w, bias=b, eps=0.6)
+    got = gt.nn.functional.instance_norm(_gt(x), weight=_gt(w), bias=_gt(b), eps=0.6)
+    assert _bits_equal(got, want)
+
+
+def test_batch_norm_double_backward_still_differentiates_the_composite():
+    x = torch.randn(4, 3, 5, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    (gx,) = torch.autograd.grad(torch.nn.functional.batch_norm(x, None, None, w, None, True).pow(2).sum(), x,
+                                create_graph=True)
+    want = torch.autograd.grad(gx.sum(), (x, w))
+    xg, wg = _gt(x).requires_grad_(), _gt(w).requires_grad_()
+    (ggx,) = gt.autograd.grad(gt.nn.functional.batch_norm(xg, None, None, wg, None, True).pow(2).sum(), xg,
+                              create_graph=True)
+    got = gt.autograd.grad(ggx.sum(), (xg, wg))
+    for a, e in zip(got, want, strict=True):
+        torch.testing.assert_close(torch.from_numpy(a.numpy()), e)

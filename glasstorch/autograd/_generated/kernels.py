@@ -6529,6 +6529,36 @@ def _autograd_native_batch_norm_out(ks, input, weight, bias, running_mean, runni
 register_autograd('aten::native_batch_norm.out', _autograd_native_batch_norm_out)
 
 
+_op_native_batch_norm_backward = _get_op('aten::native_batch_norm_backward')
+_fw_native_batch_norm_backward = FwSpec(_op_native_batch_norm_backward, (0, 1, 2), (False, False, False), 'functional', None)
+
+
+def _autograd_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_batch_norm_backward, _autograd_native_batch_norm_backward, ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if _gs.enabled:
+        _rg = ((type(grad_out) is _TI and grad_out.autograd is not None) or (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(grad_out, input, weight)
+        if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
+            _not_differentiable('native_batch_norm_backward', 'running_mean')
+        if (type(running_var) is _TI and running_var.autograd is not None) and requires_grad_any(running_var):
+            _not_differentiable('native_batch_norm_backward', 'running_var')
+        if (type(save_mean) is _TI and save_mean.autograd is not None) and requires_grad_any(save_mean):
+            _not_differentiable('native_batch_norm_backward', 'save_mean')
+        if (type(save_invstd) is _TI and save_invstd.autograd is not None) and requires_grad_any(save_invstd):
+            _not_differentiable('native_batch_norm_backward', 'save_invstd')
+        if _rg:
+            node = _n.NativeBatchNormBackwardBackward0()
+            node.next_edges = record.edges(grad_out, input, weight)
+            result = _op_native_batch_norm_backward.redispatch(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False])
+            return result
+    return _op_native_batch_norm_backward.redispatch(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+register_autograd('aten::native_batch_norm_backward', _autograd_native_batch_norm_backward)
+
+
 _op__native_batch_norm_legit = _get_op('aten::_native_batch_norm_legit')
 _fw__native_batch_norm_legit = FwSpec(_op__native_batch_norm_legit, (0, 1, 2), (False, False, False), 'functional', _n._NativeBatchNormLegitBackward0_jvp)
 

@@ -1,5 +1,12 @@
 """Normalization backward CPU kernels — PyTorch's ``native_layer_norm_backward`` (``layer_norm.cpp`` with
-``cpu/layer_norm_kernel.cpp``'s ``LayerNormBackwardKernelImpl``), on numpy, in PyTorch's order of operations.
+``cpu/layer_norm_kernel.cpp``'s ``LayerNormBackwardKernelImpl``) and ``native_batch_norm_backward``
+(``Normalization.cpp``'s ``batch_norm_backward_cpu`` with ``cpu/batch_norm_kernel.cpp``), on numpy, in PyTorch's
+order of operations.
+
+Batch norm: a contiguous float16/bfloat16 input takes the reduced-precision channel loop (per channel the float sums
+of ``dy`` and ``(x - mean) * dy`` in the order of Note [Half batch norm], then
+``dx = (dy - sum / n - (x - mean) * k) * invstd * w`` in float); other inputs are computed in double and rounded
+once, within a rounding of PyTorch's double-accumulating float kernel.
 
 The arithmetic is the kernel's: float (``opmath``) for float, half and bfloat16 inputs, double for double; the
 row reductions follow Note [Vectorized reduction order] (vec_order.py) and the fused multiply-adds the compiler
@@ -19,10 +26,10 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._device.threads import get_num_threads
 from ...._tensor.impl import TensorImpl, empty_contiguous
-from .normalization import check_layer_norm_inputs
+from .normalization import check_layer_norm_inputs, plane_sum
 from .vec_order import fma, rnd, row_reduce
 
-__all__ = ["native_layer_norm_backward_kernel", "thread_rows"]
+__all__ = ["native_layer_norm_backward_kernel", "native_batch_norm_backward_kernel", "thread_rows"]
 
 _HALF = (_dt.float16, _dt.bfloat16)
 
@@ -128,3 +135,58 @@ def _param_grad(p: TensorImpl | None, wanted: bool, M: int) -> TensorImpl | None
     if M == 0 and out.storage._data is not None:
         out.as_numpy()[...] = 0
     return out
+
+
+def _channel_values(t: TensorImpl | None, c: int, default: float) -> np.ndarray:
+    return np.full(c, default) if t is None else _values(t, (c,))
+
+
+def _batch_norm_stats(c, running_mean, running_var, save_mean, save_invstd, train, eps, half):
+    """(mean, invstd) per channel as the backward reads them: the saved ones in training, else from the running
+    statistics (``1 / sqrt(var + eps)`` in double, kept in float for a half input)."""
+    if train:
+        return _values(save_mean, (c,)), _values(save_invstd, (c,))
+    invstd = 1.0 / np.sqrt(_values(running_var, (c,)) + eps)
+    return _values(running_mean, (c,)), (rnd(invstd, np.float32) if half else invstd)
+
+
+def native_batch_norm_backward_kernel(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd,
+                                      train, eps, output_mask):
+    """``(d input, d weight, d bias)`` of ``native_batch_norm``; None where ``output_mask`` does not ask."""
+    c = input.sizes[1]
+    params = (weight, running_mean, running_var, save_mean, save_invstd)
+    pdt = _dt.float32 if any(p is not None and p.dtype is not input.dtype for p in params) else input.dtype
+    dx = empty_contiguous(input.sizes, input.dtype, input.device) if output_mask[0] else None
+    dw = empty_contiguous((c,), pdt, input.device) if output_mask[1] else None
+    db = empty_contiguous((c,), pdt, input.device) if output_mask[2] else None
+    if input.storage._data is None or input.numel() == 0:
+        return dx, dw, db
+    half = input.dtype in _HALF and input.is_contiguous() and grad_out.is_contiguous()
+    B = input.sizes[0]  # noqa: N806
+    x, dy = _values(input, (B, c, -1)), _values(grad_out, (B, c, -1))
+    n = x.shape[0] * x.shape[2]
+    mean, invstd = _batch_norm_stats(c, running_mean, running_var, save_mean, save_invstd, train, eps, half)
+    w = _channel_values(weight, c, 1.0)
+    m3, i3, w3 = mean[None, :, None], invstd[None, :, None], w[None, :, None]
+    with np.errstate(all="ignore"):
+        if half:
+            f32 = np.float32
+            cen = rnd(x - m3, f32)
+            total = plane_sum(lambda a, g: rnd(a + g, f32), dy)
+            dotp = plane_sum(lambda a, e, g: fma(e, g, a, f32), cen, dy)
+            if train:
+                k = rnd(rnd(rnd(dotp * invstd, f32) * invstd, f32) / f32(n), f32)[None, :, None]
+                gm = rnd(total / f32(n), f32)[None, :, None]
+                g = rnd(rnd(fma(-cen, k, rnd(dy - gm, f32), f32) * i3, f32) * w3, f32)
+            else:
+                g = rnd(rnd(dy * i3, f32) * w3, f32)
+        else:
+            total, dotp = dy.sum(axis=(0, 2)), ((x - m3) * dy).sum(axis=(0, 2))
+            if train:
+                g = (dy - total[None, :, None] / n - (x - m3) * (dotp * invstd * invstd / n)[None, :, None]) * i3 * w3
+            else:
+                g = dy * i3 * w3
+        _store(dx, g)
+        _store(dw, dotp * invstd)
+        _store(db, total)
+    return dx, dw, db
