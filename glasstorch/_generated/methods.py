@@ -1159,6 +1159,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     native_dropout as _op_native_dropout,
     native_dropout_backward as _op_native_dropout_backward,
     native_group_norm as _op_native_group_norm,
+    native_group_norm_backward as _op_native_group_norm_backward,
     native_layer_norm as _op_native_layer_norm,
     native_layer_norm_backward as _op_native_layer_norm_backward,
     ne_Scalar as _op_ne_Scalar,

@@ -1171,8 +1171,12 @@ def batch_norm_backward(grad, x, weight, bias, running_mean, running_var, save_m
 
 
 def group_norm_backward(grads, x, mean, rstd, weight, bias, N, C, HxW, group):  # noqa: N803 - PyTorch's names
-    """(d input, d weight, d bias) of native_group_norm, including the gradients of its mean/rstd outputs."""
+    """(d input, d weight, d bias) of native_group_norm: the ``native_group_norm_backward`` kernel, or (under
+    create_graph, or with gradients flowing into its mean/rstd outputs) a composite including those."""
     grad, gmean, grstd = grads[0], grads[1], grads[2]
+    if not _needs_graph([grad, x, weight]) and not bool(gmean.any()) and not bool(grstd.any()):
+        mask = [True, weight is not None, bias is not None]
+        return _T.ops.aten.native_group_norm_backward.default(grad, x, mean, rstd, weight, N, C, HxW, group, mask)
     xg = x.reshape(N, group, -1)
     m = mean.reshape(N, group, 1)
     r = rstd.reshape(N, group, 1)

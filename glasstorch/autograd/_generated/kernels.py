@@ -6730,6 +6730,32 @@ def _autograd__batch_norm_with_update_out(ks, input, weight, bias, running_mean,
 register_autograd('aten::_batch_norm_with_update.out', _autograd__batch_norm_with_update_out)
 
 
+_op_native_group_norm_backward = _get_op('aten::native_group_norm_backward')
+_fw_native_group_norm_backward = FwSpec(_op_native_group_norm_backward, (0, 1, 4), (False, False, False), 'functional', None)
+
+
+def _autograd_native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_group_norm_backward, _autograd_native_group_norm_backward, ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    if _gs.enabled:
+        _rg = ((type(grad_out) is _TI and grad_out.autograd is not None) or (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(grad_out, input, weight)
+        if (type(mean) is _TI and mean.autograd is not None) and requires_grad_any(mean):
+            _not_differentiable('native_group_norm_backward', 'mean')
+        if (type(rstd) is _TI and rstd.autograd is not None) and requires_grad_any(rstd):
+            _not_differentiable('native_group_norm_backward', 'rstd')
+        if _rg:
+            node = _n.NativeGroupNormBackwardBackward0()
+            node.next_edges = record.edges(grad_out, input, weight)
+            result = _op_native_group_norm_backward.redispatch(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False])
+            return result
+    return _op_native_group_norm_backward.redispatch(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+
+
+register_autograd('aten::native_group_norm_backward', _autograd_native_group_norm_backward)
+
+
 _op_native_group_norm = _get_op('aten::native_group_norm')
 _fw_native_group_norm = FwSpec(_op_native_group_norm, (0, 1, 2), (False, False, False), 'functional', None)
 

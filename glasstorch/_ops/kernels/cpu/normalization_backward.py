@@ -1,7 +1,7 @@
 """Normalization backward CPU kernels — PyTorch's ``native_layer_norm_backward`` (``layer_norm.cpp`` with
-``cpu/layer_norm_kernel.cpp``'s ``LayerNormBackwardKernelImpl``) and ``native_batch_norm_backward``
-(``Normalization.cpp``'s ``batch_norm_backward_cpu`` with ``cpu/batch_norm_kernel.cpp``), on numpy, in PyTorch's
-order of operations.
+``cpu/layer_norm_kernel.cpp``'s ``LayerNormBackwardKernelImpl``), ``native_batch_norm_backward``
+(``Normalization.cpp``'s ``batch_norm_backward_cpu`` with ``cpu/batch_norm_kernel.cpp``) and
+``native_group_norm_backward`` (``cpu/group_norm_kernel.cpp``), on numpy, in PyTorch's order of operations.
 
 Batch norm: a contiguous float16/bfloat16 input takes the reduced-precision channel loop (per channel the float sums
 of ``dy`` and ``(x - mean) * dy`` in the order of Note [Half batch norm], then
@@ -29,7 +29,8 @@ from ...._tensor.impl import TensorImpl, empty_contiguous
 from .normalization import check_layer_norm_inputs, plane_sum
 from .vec_order import fma, rnd, row_reduce
 
-__all__ = ["native_layer_norm_backward_kernel", "native_batch_norm_backward_kernel", "thread_rows"]
+__all__ = ["native_layer_norm_backward_kernel", "native_batch_norm_backward_kernel",
+           "native_group_norm_backward_kernel", "thread_rows"]
 
 _HALF = (_dt.float16, _dt.bfloat16)
 
@@ -190,3 +191,85 @@ def native_batch_norm_backward_kernel(grad_out, input, weight, running_mean, run
         _store(dw, dotp * invstd)
         _store(db, total)
     return dx, dw, db
+
+
+# -- group norm ---------------------------------------------------------------------------------------------
+# Note [Group norm backward order]: ``cpu/group_norm_kernel.cpp`` first reduces every (n, c) plane to
+# ``ds = sum(dy * x)`` and ``db = sum(dy)`` in opmath: for a half input the plane's first ``HxW // 32 * 32``
+# elements go to the lanes of one float vector (element ``j`` to lane ``j % 16``, products fused into the running
+# sums), the lanes are added left to right from 0, then the rest of the plane is added in order; a float or double
+# input uses ``map2_reduce_all`` / ``reduce_all`` (Note [Vectorized reduction order]).
+# The same shape of loop reduces ``ds * gamma`` and ``db * gamma`` over a group's channels.  Then
+# ``dx = c1 * dy + c2 * x + c3`` with ``c1 = rstd * gamma``, ``c2 = (db * mean - ds) * rstd**3 / (D * HxW)`` and
+# ``c3 = -c2 * mean - db * rstd / (D * HxW)``; d gamma sums ``(ds - db * mean) * rstd`` and d beta sums ``db`` over
+# the batch in order.
+def _lanes_then_tail(prod, n: int, width: int, lanes: int, ct, lead):
+    """Sum over the last axis of ``prod(sl)`` products (``(a, b)`` pairs, fused into the sum) in the order of
+    Note [Group norm backward order]."""
+    cut = n // width * width
+    acc = np.zeros(lead + (lanes,))
+    for j in range(0, cut, lanes):
+        a, b = prod(slice(j, j + lanes))
+        acc = fma(a, b, acc, ct)
+    total = np.zeros(lead)
+    for k in range(lanes):
+        total = rnd(total + acc[..., k], ct)
+    for j in range(cut, n):
+        a, b = prod(slice(j, j + 1))
+        total = fma(a[..., 0], b[..., 0], total, ct)
+    return total
+
+
+def native_group_norm_backward_kernel(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):  # noqa: N803
+    """``(d input, d weight, d bias)`` of ``native_group_norm`` from its saved mean/rstd (Note [Group norm backward
+    order]); None where ``output_mask`` does not ask."""
+    pdt = weight.dtype if weight is not None else input.dtype
+    dx = empty_contiguous(input.sizes, input.dtype, input.device) if output_mask[0] else None
+    dw = empty_contiguous((C,), pdt, input.device) if output_mask[1] else None
+    db_out = empty_contiguous((C,), pdt, input.device) if output_mask[2] else None
+    if input.storage._data is None:
+        return dx, dw, db_out
+    if input.numel() == 0:
+        for t in (dw, db_out):
+            if t is not None:
+                t.as_numpy()[...] = 0
+        return dx, dw, db_out
+    G, D = group, C // group  # noqa: N806
+    reduced = input.dtype in _HALF
+    ct = np.float64 if input.dtype is _dt.float64 else np.float32
+    width = 32 if reduced else 64 // np.dtype(ct).itemsize
+    lanes = 16 if ct == np.float32 else 8
+    x, dy = _values(input, (N, C, HxW)), _values(grad_out, (N, C, HxW))
+    mu, r = _values(mean, (N, G)), _values(rstd, (N, G))
+    ones = np.ones(C)
+    g = ones if weight is None else _values(weight, (C,))
+    if reduced:
+        ds = _lanes_then_tail(lambda s: (dy[..., s], x[..., s]), HxW, width, lanes, ct, (N, C))
+        db = _lanes_then_tail(lambda s: (dy[..., s], np.ones_like(dy[..., s])), HxW, width, lanes, ct, (N, C))
+    else:  # map2_reduce_all / reduce_all over each plane
+        ds = row_reduce(lambda s: rnd(dy[..., s] * x[..., s], ct), lambda a, s: fma(dy[..., s], x[..., s], a, ct),
+                        HxW, ct)
+        db = row_reduce(lambda s: dy[..., s], lambda a, s: rnd(a + dy[..., s], ct), HxW, ct)
+    if dx is not None:
+        pwidth = 32 if pdt in _HALF else 64 // np.dtype(ct).itemsize
+        dsg, dbg, gg = ds.reshape(N, G, D), db.reshape(N, G, D), np.broadcast_to(g.reshape(1, G, D), (N, G, D))
+        ds_v = _lanes_then_tail(lambda s: (dsg[..., s], gg[..., s]), D, pwidth, lanes, ct, (N, G))
+        db_v = _lanes_then_tail(lambda s: (dbg[..., s], gg[..., s]), D, pwidth, lanes, ct, (N, G))
+        s = rnd(1.0 / (D * HxW), ct)
+        c2 = rnd(rnd(rnd(rnd(fma(db_v, mu, -ds_v, ct) * r, ct) * r, ct) * r, ct) * s, ct)
+        c3 = fma(-c2, mu, -rnd(rnd(db_v * r, ct) * s, ct), ct)
+        c1 = rnd(np.repeat(r, D, axis=1) * g[None, :], ct)[..., None]
+        c2, c3 = np.repeat(c2, D, axis=1)[..., None], np.repeat(c3, D, axis=1)[..., None]
+        _store(dx, rnd(fma(c2, x, rnd(c1 * dy, ct), ct) + c3, ct))
+    if dw is not None:
+        acc = np.zeros(C)
+        mur, rr = np.repeat(mu, D, axis=1), np.repeat(r, D, axis=1)
+        for n in range(N):
+            acc = fma(fma(-db[n], mur[n], ds[n], ct), rr[n], acc, ct)
+        _store(dw, acc)
+    if db_out is not None:
+        acc = np.zeros(C)
+        for n in range(N):
+            acc = rnd(acc + db[n], ct)
+        _store(db_out, acc)
+    return dx, dw, db_out
