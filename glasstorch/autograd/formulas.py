@@ -1171,20 +1171,24 @@ def batch_norm_backward(grad, x, weight, bias, running_mean, running_var, save_m
 
 
 def group_norm_backward(grads, x, mean, rstd, weight, bias, N, C, HxW, group):  # noqa: N803 - PyTorch's names
-    """(d input, d weight, d bias) of native_group_norm: the ``native_group_norm_backward`` kernel, or (under
-    create_graph, or with gradients flowing into its mean/rstd outputs) a composite including those."""
+    """(d input, d weight, d bias) of native_group_norm: the ``native_group_norm_backward`` kernel plus the terms
+    of the mean/rstd gradients (exact zeros when none flow there: undefined grads arrive as zeros), or under
+    create_graph a composite that can be differentiated again."""
     grad, gmean, grstd = grads[0], grads[1], grads[2]
-    if not _needs_graph([grad, x, weight]) and not bool(gmean.any()) and not bool(grstd.any()):
-        mask = [True, weight is not None, bias is not None]
-        return _T.ops.aten.native_group_norm_backward.default(grad, x, mean, rstd, weight, N, C, HxW, group, mask)
     xg = x.reshape(N, group, -1)
     m = mean.reshape(N, group, 1)
     r = rstd.reshape(N, group, 1)
+    n = xg.shape[-1]
+    if not _needs_graph([grad, x, weight]):
+        mask = [True, weight is not None, bias is not None]
+        dx, dweight, dbias = _T.ops.aten.native_group_norm_backward.default(grad, x, mean, rstd, weight, N, C, HxW,
+                                                                            group, mask)
+        extra = gmean.reshape(N, group, 1) / n - grstd.reshape(N, group, 1) * r * r * r * (xg - m) / n
+        return dx + extra.reshape(tuple(x.shape)), dweight, dbias
     xhat = (xg - m) * r
     wshape = (1, C) + (1,) * (x.dim() - 2)
     gw = grad * weight.reshape(wshape) if weight is not None else grad
     gwg = gw.reshape(N, group, -1)
-    n = xg.shape[-1]
     dx = r * (gwg - gwg.mean(-1, keepdim=True) - xhat * (gwg * xhat).mean(-1, keepdim=True))
     dx = dx + gmean.reshape(N, group, 1) / n - grstd.reshape(N, group, 1) * r * r * r * (xg - m) / n
     dx = dx.reshape(tuple(x.shape))
