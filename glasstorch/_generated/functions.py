@@ -156,7 +156,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _make_dual as _op__make_dual,
     _native_batch_norm_legit as _op__native_batch_norm_legit,
     _native_batch_norm_legit_no_stats as _op__native_batch_norm_legit_no_stats,
+    _native_batch_norm_legit_no_stats_out as _op__native_batch_norm_legit_no_stats_out,
     _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
+    _native_batch_norm_legit_out as _op__native_batch_norm_legit_out,
     _neg_view as _op__neg_view,
     _new_zeros_with_same_feature_meta as _op__new_zeros_with_same_feature_meta,
     _nnz as _op__nnz,
@@ -1184,11 +1186,15 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     narrow_copy as _op_narrow_copy,
     narrow_copy_out as _op_narrow_copy_out,
     native_batch_norm as _op_native_batch_norm,
+    native_batch_norm_backward as _op_native_batch_norm_backward,
+    native_batch_norm_out as _op_native_batch_norm_out,
     native_channel_shuffle as _op_native_channel_shuffle,
     native_dropout as _op_native_dropout,
     native_dropout_backward as _op_native_dropout_backward,
     native_group_norm as _op_native_group_norm,
+    native_group_norm_backward as _op_native_group_norm_backward,
     native_layer_norm as _op_native_layer_norm,
+    native_layer_norm_backward as _op_native_layer_norm_backward,
     ne_Scalar as _op_ne_Scalar,
     ne_Scalar_out as _op_ne_Scalar_out,
     ne_Tensor as _op_ne_Tensor,
@@ -8274,17 +8280,19 @@ def batch_norm(*args, **kwargs):
 
 
 _sig_native_batch_norm = _Signatures('native_batch_norm', [
-    'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)',
+    'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor[3]? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def native_batch_norm(*args, **kwargs):
-    """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)"""
+    """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor[3]? out=None)"""
     try:
         i, a = _sig_native_batch_norm.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, native_batch_norm, args, kwargs)
-    return _wrap_tuple(_op_native_batch_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+    if a[8] is None:
+        return _wrap_tuple(_op_native_batch_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+    return _wrap_tuple(_op_native_batch_norm_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], *a[8]))
 
 
 _sig_instance_norm = _Signatures('instance_norm', [
@@ -8316,21 +8324,25 @@ def batch_norm_update_stats(*args, **kwargs):
 
 
 _sig__native_batch_norm_legit = _Signatures('_native_batch_norm_legit', [
-    '_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps)',
-    '_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps)',
+    '_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps, *, Tensor[3]? out=None)',
+    '_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor[3]? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def _native_batch_norm_legit(*args, **kwargs):
-    """_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps)"""
+    """_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps, *, Tensor[3]? out=None)"""
     try:
         i, a = _sig__native_batch_norm_legit.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, _native_batch_norm_legit, args, kwargs)
     if i == 0:
-        return _wrap_tuple(_op__native_batch_norm_legit.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+        if a[8] is None:
+            return _wrap_tuple(_op__native_batch_norm_legit.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+        return _wrap_tuple(_op__native_batch_norm_legit_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], *a[8]))
     elif i == 1:
-        return _wrap_tuple(_op__native_batch_norm_legit_no_stats.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+        if a[6] is None:
+            return _wrap_tuple(_op__native_batch_norm_legit_no_stats.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+        return _wrap_tuple(_op__native_batch_norm_legit_no_stats_out.call(a[0], a[1], a[2], a[3], a[4], a[5], *a[6]))
 
 
 _sig__batch_norm_with_update = _Signatures('_batch_norm_with_update', [

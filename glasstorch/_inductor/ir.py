@@ -576,9 +576,9 @@ class ExternNode:
 
     __slots__ = ("kind", "op", "args", "kwargs", "inputs", "outs", "order", "reads", "multi", "out_view")
 
-    def __init__(self, kind, op, args, kwargs, inputs, outs, multi=False, out_view=None):
+    def __init__(self, kind, op, args, kwargs, inputs, outs, multi=(), out_view=None):
         self.kind, self.op, self.args, self.kwargs, self.inputs, self.outs = kind, op, args, kwargs, inputs, outs
-        self.multi = multi
+        self.multi = multi  # a fallback returning a tuple: the result index of each of ``outs`` (else ())
         self.out_view = out_view  # BLAS: the window of outs[0] numpy.matmul writes (a 4-d split of a bmm's batch)
         self.reads = {v.buf for v in inputs}
         self.order = 0

@@ -427,11 +427,13 @@ class GraphLowering:
         inputs = []
         args = _map_boxes(args, lambda b: self._extern_input(b, inputs))
         kwargs = _map_boxes(kwargs, lambda b: self._extern_input(b, inputs))
-        vals = val if isinstance(val, (list, tuple)) else (val,)
-        outs = [self.new_buffer(v.shape, v.stride(), v.dtype, "extern") for v in vals]
-        self.add_node(ExternNode("fallback", op, args, kwargs, inputs, outs, isinstance(val, (list, tuple))))
-        views = [b.view() for b in outs]
-        return type(val)(views) if isinstance(val, (list, tuple)) else views[0]
+        multi = isinstance(val, (list, tuple))
+        vals = val if multi else (val,)
+        keep = [j for j, v in enumerate(vals) if v is not None]  # an undefined result (output_mask) has no buffer
+        outs = [self.new_buffer(vals[j].shape, vals[j].stride(), vals[j].dtype, "extern") for j in keep]
+        self.add_node(ExternNode("fallback", op, args, kwargs, inputs, outs, tuple(keep) if multi else ()))
+        views = iter([b.view() for b in outs])
+        return type(val)(None if v is None else next(views) for v in vals) if multi else next(views)
 
     def _extern_input(self, box, inputs):
         v = self.realize(box)

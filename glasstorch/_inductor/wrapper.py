@@ -274,7 +274,7 @@ class WrapperBuilder:
         res = f"r{i}"
         self.lines.append(f"    {res} = {name}({', '.join(objs)})")
         for j, o in enumerate(e.outs):
-            sub = f"{res}[{j}]" if e.multi else res
+            sub = f"{res}[{e.multi[j]}]" if e.multi else res
             self.lines.append(f"    {o.name} = _fix({sub}, {name}_outs[{j}])")
             self.local_obj[o.name] = o.name
 

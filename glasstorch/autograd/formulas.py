@@ -1123,8 +1123,13 @@ def bce_logits_target_backward(grad, x, target, weight, pos_weight, reduction):
 
 # -- normalisation ---------------------------------------------------------------------------------------------------
 def layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, eps):
-    """(d input, d weight, d bias) of native_layer_norm from its saved mean and rstd (recomputed from the input
-    under create_graph: the saved statistics are not differentiable outputs)."""
+    """(d input, d weight, d bias) of native_layer_norm from its saved mean and rstd: the
+    ``native_layer_norm_backward`` kernel, or under create_graph a composite that can be differentiated again (the
+    statistics recomputed from the input there: the saved ones are not differentiable outputs)."""
+    if not _needs_graph([grad, x, weight]):  # PyTorch's kernel, in its order of operations
+        mask = [True, weight is not None, bias is not None]
+        return _T.ops.aten.native_layer_norm_backward.default(grad, x, list(normalized_shape), mean, rstd, weight,
+                                                               bias, mask)
     axes = tuple(range(x.dim() - len(normalized_shape), x.dim()))
     outer = tuple(range(x.dim() - len(normalized_shape)))
     if _needs_graph([x]):
@@ -1185,7 +1190,12 @@ def batch_norm_jvp(x_p, x_t, weight_p, weight_t, bias_t, running_mean, running_v
 
 
 def batch_norm_backward(grad, x, weight, bias, running_mean, running_var, save_mean, save_invstd, training, eps):
-    """(d input, d weight, d bias) of native_batch_norm (training: batch statistics; eval: running ones)."""
+    """(d input, d weight, d bias) of native_batch_norm (training: batch statistics; eval: running ones): the
+    ``native_batch_norm_backward`` kernel, or under create_graph a composite that can be differentiated again."""
+    if not _needs_graph([grad, x, weight]):
+        mask = [True, weight is not None, bias is not None]
+        return _T.ops.aten.native_batch_norm_backward.default(grad, x, weight, running_mean, running_var, save_mean,
+                                                               save_invstd, training, eps, mask)
     axes = [0] + list(range(2, x.dim()))
     shape = _channel_shape(x)
     if training and _needs_graph([x]):  # create_graph: batch statistics as functions of the input
@@ -1212,16 +1222,24 @@ def batch_norm_backward(grad, x, weight, bias, running_mean, running_var, save_m
 
 
 def group_norm_backward(grads, x, mean, rstd, weight, bias, N, C, HxW, group):  # noqa: N803 - PyTorch's names
-    """(d input, d weight, d bias) of native_group_norm, including the gradients of its mean/rstd outputs."""
+    """(d input, d weight, d bias) of native_group_norm: the ``native_group_norm_backward`` kernel plus the terms
+    of the mean/rstd gradients (exact zeros when none flow there: undefined grads arrive as zeros), or under
+    create_graph a composite that can be differentiated again."""
     grad, gmean, grstd = grads[0], grads[1], grads[2]
     xg = x.reshape(N, group, -1)
     m = mean.reshape(N, group, 1)
     r = rstd.reshape(N, group, 1)
+    n = xg.shape[-1]
+    if not _needs_graph([grad, x, weight]):
+        mask = [True, weight is not None, bias is not None]
+        dx, dweight, dbias = _T.ops.aten.native_group_norm_backward.default(grad, x, mean, rstd, weight, N, C, HxW,
+                                                                            group, mask)
+        extra = gmean.reshape(N, group, 1) / n - grstd.reshape(N, group, 1) * r * r * r * (xg - m) / n
+        return dx + extra.reshape(tuple(x.shape)), dweight, dbias
     xhat = (xg - m) * r
     wshape = (1, C) + (1,) * (x.dim() - 2)
     gw = grad * weight.reshape(wshape) if weight is not None else grad
     gwg = gw.reshape(N, group, -1)
-    n = xg.shape[-1]
     dx = r * (gwg - gwg.mean(-1, keepdim=True) - xhat * (gwg * xhat).mean(-1, keepdim=True))
     dx = dx + gmean.reshape(N, group, 1) / n - grstd.reshape(N, group, 1) * r * r * r * (xg - m) / n
     dx = dx.reshape(tuple(x.shape))

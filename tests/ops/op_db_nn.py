@@ -175,6 +175,55 @@ def native_batch_norm_samples(dtype):
                   1e-3), name="eval")
 
 
+
+def _aten(name):
+    """``torch.ops.aten.<name>`` (no Python binding in PyTorch) in either library."""
+    return lambda lib: getattr(lib.ops.aten, name)
+
+
+def native_layer_norm_backward_samples(dtype):
+    # one row: d weight / d bias of several rows depend on how many threads split them (the suite runs torch on
+    # one thread, glasstorch on its own count); tests/nn/test_norm_kernels_vs_torch.py pins both to two
+    stat = {"low": 0.5, "high": 2.0}
+    yield Sample((T((1, 3, 4), seed=3), T((1, 3, 4)), [3, 4], T((1, 1, 1), seed=1), T((1, 1, 1), seed=2, **stat),
+                  T((3, 4), seed=4), T((3, 4), seed=5), [True, True, True]), name="affine")
+    yield Sample((T((2, 6), seed=3), T((2, 6)), [6], T((2, 1), seed=1), T((2, 1), seed=2, **stat), None, None,
+                  [True, False, False]), name="input only")
+
+
+def native_batch_norm_backward_samples(dtype):
+    pos = {"low": 0.5, "high": 2.0}
+    yield Sample((T((2, 3, 5), seed=3), T((2, 3, 5)), T((3,), seed=4), None, None, T((3,), seed=1),
+                  T((3,), seed=2, **pos), True, 1e-5, [True, True, True]), name="training")
+    yield Sample((T((2, 3, 2, 2), seed=3), T((2, 3, 2, 2)), None, T((3,), seed=1), T((3,), seed=2, **pos), None,
+                  None, False, 1e-3, [True, False, True]), name="eval")
+
+
+def native_group_norm_backward_samples(dtype):
+    pos = {"low": 0.5, "high": 2.0}
+    yield Sample((T((2, 4, 3), seed=3), T((2, 4, 3)), T((2, 2), seed=1), T((2, 2), seed=2, **pos), T((4,), seed=4),
+                  2, 4, 3, 2, [True, True, True]), name="affine")
+    yield Sample((T((2, 6, 2, 2), seed=3), T((2, 6, 2, 2)), T((2, 3), seed=1), T((2, 3), seed=2, **pos), None,
+                  2, 6, 4, 3, [True, False, False]), name="input only")
+
+
+def _batch_norm_out(name, overload):
+    """A batch-norm operator's out= overload, its three results written into fresh tensors of the input's dtype."""
+    def get(lib):
+        op = getattr(getattr(lib.ops.aten, name), overload)
+
+        def call(x, *args):
+            outs = [lib.empty(0, dtype=x.dtype) for _ in range(3)]
+            return op(x, *args, out=outs[0], save_mean=outs[1], save_invstd=outs[2])
+        return call
+    return get
+
+
+def batch_norm_out_samples(dtype, stats=True):
+    pos = {"low": 0.5, "high": 2.0}
+    running = (T((3,), seed=3), T((3,), seed=4, **pos)) if stats else ()
+    yield Sample((T((2, 3, 5)), T((3,), seed=1), T((3,), seed=2), *running, True, 0.1, 1e-5), name="training")
+
 def update_stats_samples(dtype):
     p = "float32" if dtype in HALF else None
     yield Sample((T((4, 3)), None, None, 0.1), name="no stats")
@@ -665,6 +714,23 @@ OPS = [
     *no_grad(NnOpInfo("batch_norm running stats", aten=(), fn=_running_stats, samples=running_stats_samples,
                       dtypes=ALL_FLOAT)),
     OpInfo("native_batch_norm", aten=("native_batch_norm",), samples=native_batch_norm_samples, dtypes=ALL_FLOAT),
+    *no_grad(NnOpInfo("ops.aten.native_layer_norm_backward", aten=("native_layer_norm_backward",),
+                      fn=_aten("native_layer_norm_backward"), samples=native_layer_norm_backward_samples,
+                      dtypes=ALL_FLOAT),
+             NnOpInfo("ops.aten.native_batch_norm_backward", aten=("native_batch_norm_backward",),
+                      fn=_aten("native_batch_norm_backward"), samples=native_batch_norm_backward_samples,
+                      dtypes=ALL_FLOAT),
+             NnOpInfo("ops.aten.native_group_norm_backward", aten=("native_group_norm_backward",),
+                      fn=_aten("native_group_norm_backward"), samples=native_group_norm_backward_samples,
+                      dtypes=ALL_FLOAT),
+             NnOpInfo("native_batch_norm.out", aten=("native_batch_norm.out",),
+                      fn=_batch_norm_out("native_batch_norm", "out"), samples=batch_norm_out_samples, dtypes=FLOATS),
+             NnOpInfo("_native_batch_norm_legit.out", aten=("_native_batch_norm_legit.out",),
+                      fn=_batch_norm_out("_native_batch_norm_legit", "out"), samples=batch_norm_out_samples,
+                      dtypes=FLOATS),
+             NnOpInfo("_native_batch_norm_legit.no_stats_out", aten=("_native_batch_norm_legit.no_stats_out",),
+                      fn=_batch_norm_out("_native_batch_norm_legit", "no_stats_out"),
+                      samples=lambda dt: batch_norm_out_samples(dt, stats=False), dtypes=FLOATS)),
     OpInfo("batch_norm_update_stats", aten=("batch_norm_update_stats",), samples=update_stats_samples,
            dtypes=ALL_FLOAT, errors=update_stats_errors),
     OpInfo("_native_batch_norm_legit", aten=("_native_batch_norm_legit", "_native_batch_norm_legit.no_stats"),

@@ -35,7 +35,8 @@ __all__ = ["softmax_int", "softmax_int_out", "log_softmax_int", "log_softmax_int
            "instance_norm", "rrelu", "rrelu_", "dropout", "dropout_", "feature_dropout", "feature_dropout_",
            "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "safe_softmax", "native_dropout_backward",
-           "batch_norm_with_update", "batch_norm_with_update_out"]
+           "batch_norm_with_update", "batch_norm_with_update_out", "native_batch_norm_out", "batch_norm_legit_out",
+           "batch_norm_legit_no_stats_out"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -161,14 +162,35 @@ def batch_norm_with_update(input, weight, bias, running_mean, running_var, momen
     return out, mean, invstd, empty_impl((0,), _dt.uint8, input.device)
 
 
-def batch_norm_with_update_out(input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean,
-                               save_invstd, reserve):
-    results = batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps)
-    outs = (out, save_mean, save_invstd, reserve)
+def _write_outs(outs, results):
+    """An out= overload of a batch-norm operator: each result copied into its (resized) out tensor."""
     for o, r in zip(outs, results, strict=True):
         resize_out(o, r.sizes)
         aten.copy_(o, r, False)
     return outs
+
+
+def batch_norm_with_update_out(input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean,
+                               save_invstd, reserve):
+    results = batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps)
+    return _write_outs((out, save_mean, save_invstd, reserve), results)
+
+
+def native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean,
+                          save_invstd):
+    results = aten.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    return _write_outs((out, save_mean, save_invstd), results)
+
+
+def batch_norm_legit_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean,
+                         save_invstd):
+    results = aten._native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    return _write_outs((out, save_mean, save_invstd), results)
+
+
+def batch_norm_legit_no_stats_out(input, weight, bias, training, momentum, eps, out, save_mean, save_invstd):
+    results = aten._native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps)
+    return _write_outs((out, save_mean, save_invstd), results)
 
 
 def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):

@@ -6687,6 +6687,34 @@ def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
 register_autograd('aten::native_layer_norm', _autograd_native_layer_norm)
 
 
+_op_native_layer_norm_backward = _get_op('aten::native_layer_norm_backward')
+_fw_native_layer_norm_backward = FwSpec(_op_native_layer_norm_backward, (0, 1, 5), (False, False, False), 'functional', None)
+
+
+def _autograd_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_layer_norm_backward, _autograd_native_layer_norm_backward, ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    if _gs.enabled:
+        _rg = ((type(grad_out) is _TI and grad_out.autograd is not None) or (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(grad_out, input, weight)
+        if (type(mean) is _TI and mean.autograd is not None) and requires_grad_any(mean):
+            _not_differentiable('native_layer_norm_backward', 'mean')
+        if (type(rstd) is _TI and rstd.autograd is not None) and requires_grad_any(rstd):
+            _not_differentiable('native_layer_norm_backward', 'rstd')
+        if (type(bias) is _TI and bias.autograd is not None) and requires_grad_any(bias):
+            _not_differentiable('native_layer_norm_backward', 'bias')
+        if _rg:
+            node = _n.NativeLayerNormBackwardBackward0()
+            node.next_edges = record.edges(grad_out, input, weight)
+            result = _op_native_layer_norm_backward.redispatch(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False])
+            return result
+    return _op_native_layer_norm_backward.redispatch(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+
+
+register_autograd('aten::native_layer_norm_backward', _autograd_native_layer_norm_backward)
+
+
 _op__fused_rms_norm = _get_op('aten::_fused_rms_norm')
 _fw__fused_rms_norm = FwSpec(_op__fused_rms_norm, (0, 2), (False, False), 'functional', None)
 
@@ -6746,6 +6774,51 @@ def _autograd_native_batch_norm(ks, input, weight, bias, running_mean, running_v
 register_autograd('aten::native_batch_norm', _autograd_native_batch_norm)
 
 
+_op_native_batch_norm_out = _get_op('aten::native_batch_norm.out')
+
+
+def _autograd_native_batch_norm_out(ks, input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd):
+    if (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None) or (type(running_mean) is _TI and running_mean.autograd is not None) or (type(running_var) is _TI and running_var.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(save_mean) is _TI and save_mean.autograd is not None) or (type(save_invstd) is _TI and save_invstd.autograd is not None):
+        out_not_differentiable('native_batch_norm', input, weight, bias, running_mean, running_var, out, save_mean, save_invstd)
+    result = _op_native_batch_norm_out.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+    if _fw.level >= 0:
+        out_no_forward_ad('native_batch_norm', input, weight, bias, running_mean, running_var, out, save_mean, save_invstd)
+    return result
+
+
+register_autograd('aten::native_batch_norm.out', _autograd_native_batch_norm_out)
+
+
+_op_native_batch_norm_backward = _get_op('aten::native_batch_norm_backward')
+_fw_native_batch_norm_backward = FwSpec(_op_native_batch_norm_backward, (0, 1, 2), (False, False, False), 'functional', None)
+
+
+def _autograd_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_batch_norm_backward, _autograd_native_batch_norm_backward, ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if _gs.enabled:
+        _rg = ((type(grad_out) is _TI and grad_out.autograd is not None) or (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(grad_out, input, weight)
+        if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
+            _not_differentiable('native_batch_norm_backward', 'running_mean')
+        if (type(running_var) is _TI and running_var.autograd is not None) and requires_grad_any(running_var):
+            _not_differentiable('native_batch_norm_backward', 'running_var')
+        if (type(save_mean) is _TI and save_mean.autograd is not None) and requires_grad_any(save_mean):
+            _not_differentiable('native_batch_norm_backward', 'save_mean')
+        if (type(save_invstd) is _TI and save_invstd.autograd is not None) and requires_grad_any(save_invstd):
+            _not_differentiable('native_batch_norm_backward', 'save_invstd')
+        if _rg:
+            node = _n.NativeBatchNormBackwardBackward0()
+            node.next_edges = record.edges(grad_out, input, weight)
+            result = _op_native_batch_norm_backward.redispatch(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False])
+            return result
+    return _op_native_batch_norm_backward.redispatch(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+register_autograd('aten::native_batch_norm_backward', _autograd_native_batch_norm_backward)
+
+
 _op__native_batch_norm_legit = _get_op('aten::_native_batch_norm_legit')
 _fw__native_batch_norm_legit = FwSpec(_op__native_batch_norm_legit, (0, 1, 2), (False, False, False), 'functional', _n._NativeBatchNormLegitBackward0_jvp)
 
@@ -6780,6 +6853,21 @@ def _autograd__native_batch_norm_legit(ks, input, weight, bias, running_mean, ru
 register_autograd('aten::_native_batch_norm_legit', _autograd__native_batch_norm_legit)
 
 
+_op__native_batch_norm_legit_out = _get_op('aten::_native_batch_norm_legit.out')
+
+
+def _autograd__native_batch_norm_legit_out(ks, input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd):
+    if (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None) or (type(running_mean) is _TI and running_mean.autograd is not None) or (type(running_var) is _TI and running_var.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(save_mean) is _TI and save_mean.autograd is not None) or (type(save_invstd) is _TI and save_invstd.autograd is not None):
+        out_not_differentiable('_native_batch_norm_legit', input, weight, bias, running_mean, running_var, out, save_mean, save_invstd)
+    result = _op__native_batch_norm_legit_out.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+    if _fw.level >= 0:
+        out_no_forward_ad('_native_batch_norm_legit', input, weight, bias, running_mean, running_var, out, save_mean, save_invstd)
+    return result
+
+
+register_autograd('aten::_native_batch_norm_legit.out', _autograd__native_batch_norm_legit_out)
+
+
 _op__native_batch_norm_legit_no_stats = _get_op('aten::_native_batch_norm_legit.no_stats')
 _fw__native_batch_norm_legit_no_stats = FwSpec(_op__native_batch_norm_legit_no_stats, (0, 1, 2), (False, False, False), 'functional', _n._NativeBatchNormLegitBackward1_jvp)
 
@@ -6804,6 +6892,21 @@ def _autograd__native_batch_norm_legit_no_stats(ks, input, weight, bias, trainin
 
 
 register_autograd('aten::_native_batch_norm_legit.no_stats', _autograd__native_batch_norm_legit_no_stats)
+
+
+_op__native_batch_norm_legit_no_stats_out = _get_op('aten::_native_batch_norm_legit.no_stats_out')
+
+
+def _autograd__native_batch_norm_legit_no_stats_out(ks, input, weight, bias, training, momentum, eps, out, save_mean, save_invstd):
+    if (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(save_mean) is _TI and save_mean.autograd is not None) or (type(save_invstd) is _TI and save_invstd.autograd is not None):
+        out_not_differentiable('_native_batch_norm_legit', input, weight, bias, out, save_mean, save_invstd)
+    result = _op__native_batch_norm_legit_no_stats_out.redispatch(ks, input, weight, bias, training, momentum, eps, out, save_mean, save_invstd)
+    if _fw.level >= 0:
+        out_no_forward_ad('_native_batch_norm_legit', input, weight, bias, out, save_mean, save_invstd)
+    return result
+
+
+register_autograd('aten::_native_batch_norm_legit.no_stats_out', _autograd__native_batch_norm_legit_no_stats_out)
 
 
 _op__native_batch_norm_legit_no_training = _get_op('aten::_native_batch_norm_legit_no_training')
@@ -6885,6 +6988,32 @@ def _autograd__batch_norm_with_update_out(ks, input, weight, bias, running_mean,
 
 
 register_autograd('aten::_batch_norm_with_update.out', _autograd__batch_norm_with_update_out)
+
+
+_op_native_group_norm_backward = _get_op('aten::native_group_norm_backward')
+_fw_native_group_norm_backward = FwSpec(_op_native_group_norm_backward, (0, 1, 4), (False, False, False), 'functional', None)
+
+
+def _autograd_native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_group_norm_backward, _autograd_native_group_norm_backward, ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    if _gs.enabled:
+        _rg = ((type(grad_out) is _TI and grad_out.autograd is not None) or (type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(grad_out, input, weight)
+        if (type(mean) is _TI and mean.autograd is not None) and requires_grad_any(mean):
+            _not_differentiable('native_group_norm_backward', 'mean')
+        if (type(rstd) is _TI and rstd.autograd is not None) and requires_grad_any(rstd):
+            _not_differentiable('native_group_norm_backward', 'rstd')
+        if _rg:
+            node = _n.NativeGroupNormBackwardBackward0()
+            node.next_edges = record.edges(grad_out, input, weight)
+            result = _op_native_group_norm_backward.redispatch(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False])
+            return result
+    return _op_native_group_norm_backward.redispatch(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+
+
+register_autograd('aten::native_group_norm_backward', _autograd_native_group_norm_backward)
 
 
 _op_native_group_norm = _get_op('aten::native_group_norm')

@@ -8212,12 +8212,35 @@ def _NativeLayerNormBackward0_jvp(input_p, input_t, normalized_shape, weight_p, 
     return (layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, result[1], result[2], normalized_shape), None, None)
 
 
+def _NativeLayerNormBackwardBackward0_0(grad, grads):
+    return not_implemented("native_layer_norm_backward")
+
+
+class NativeLayerNormBackwardBackward0(NodeBase):
+    """Backward of ``native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:156)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('grad_out', 'input', 'weight')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _NativeLayerNormBackwardBackward0_0(grad, grads)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+
 def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, result):
     return rms_norm_backward(grads, input, normalized_shape, result[1], weight)
 
 
 class FusedRmsNormBackward0(NodeBase):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:155)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:159)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -8271,7 +8294,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(NodeBase):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:158)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:162)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8365,12 +8388,35 @@ def _NativeBatchNormBackward0_jvp(input_p, input_t, weight_p, weight_t, bias_p, 
     return (batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, running_mean, running_var, result[1], result[2], training, eps), None, None)
 
 
+def _NativeBatchNormBackwardBackward0_0(grad, grads):
+    return not_implemented("native_batch_norm_backward")
+
+
+class NativeBatchNormBackwardBackward0(NodeBase):
+    """Backward of ``native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:168)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('grad_out', 'input', 'weight')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _NativeBatchNormBackwardBackward0_0(grad, grads)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+
 def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result):
     return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], training, eps)
 
 
 class NativeBatchNormLegitBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:163)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:171)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8469,7 +8515,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(NodeBase):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:168)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:176)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -8550,7 +8596,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:173)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:181)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8644,7 +8690,7 @@ def _BatchNormWithUpdateBackward0_0(grad, grads, input, weight, bias, running_me
 
 
 class BatchNormWithUpdateBackward0(NodeBase):
-    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:178)."""
+    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:186)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8729,12 +8775,35 @@ class BatchNormWithUpdateBackward0(NodeBase):
         return self.eps_
 
 
+def _NativeGroupNormBackwardBackward0_0(grad, grads):
+    return not_implemented("native_group_norm_backward")
+
+
+class NativeGroupNormBackwardBackward0(NodeBase):
+    """Backward of ``native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:191)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('grad_out', 'input', 'weight')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _NativeGroupNormBackwardBackward0_0(grad, grads)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+
 def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, group, result):
     return group_norm_backward(grads, input, result[1], result[2], weight, bias, N, C, HxW, group)
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:182)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:194)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -8821,7 +8890,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:185)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:197)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -8868,7 +8937,7 @@ def _NativeDropoutBackwardBackward0_1(grad, grads, grad_output, mask, scale):
 
 
 class NativeDropoutBackwardBackward0(NodeBase):
-    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:190)."""
+    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:202)."""
 
     __slots__ = ('grad_output_', 'mask_', 'scale_')
     _tensor_slots = ('grad_output_', 'mask_')
@@ -8913,7 +8982,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:194)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:206)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'sparse_', 'weight_argsize_0_')
     _tensor_slots = ('indices_',)
@@ -8962,7 +9031,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:201)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:213)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8982,7 +9051,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:205)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:217)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')

@@ -22,8 +22,9 @@ from ...._core.layout import channels_last, channels_last_3d, contiguous_format
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from .activation import FLOATING, not_implemented
 from .resize import suggest_memory_format
+from .vec_order import fma, rnd
 
-__all__ = ["native_layer_norm_kernel", "native_batch_norm_kernel", "batch_norm_legit_kernel",
+__all__ = ["native_layer_norm_kernel", "native_batch_norm_kernel", "batch_norm_legit_kernel", "plane_sum",
            "batch_norm_legit_no_stats_kernel", "native_group_norm_kernel", "check_layer_norm_inputs"]
 
 _HALF = (_dt.float16, _dt.bfloat16)
@@ -182,6 +183,82 @@ def native_layer_norm_kernel(input, normalized_shape, weight, bias, eps):
 
 
 # -- batch norm ---------------------------------------------------------------------------------------------
+# Note [Half batch norm]: a contiguous float16/bfloat16 input takes PyTorch's reduced-precision kernels
+# (cpu/batch_norm_kernel.cpp): each channel's sum and sum of squared deviations run in float (16-lane vectors over
+# 32-element chunks of each plane, the rest left to right, the lanes added at the end).  For bfloat16 the mean, that
+# sum and ``var_sum / n`` are rounded to bfloat16 (c10::BFloat16 arithmetic, also for the running statistics); for
+# float16 (as measured against torch 2.13) and float parameters they stay float.  ``invstd`` is computed in double
+# and stored in the parameter dtype.  The output is ``x * alpha + beta`` in float
+# (one fused multiply-add) with ``alpha = invstd * weight`` and ``beta = bias - mean * alpha`` from the *stored*
+# statistics.
+def plane_sum(step, *arrays):
+    """Per-channel float sum over (batch, plane) of ``arrays`` (each (B, C, S)): ``step(acc, *slices)`` adds a
+    slice of elements of every array into the accumulator, as the vectorized channel loop does."""
+    B, C, S = arrays[0].shape  # noqa: N806
+    full = S - S % 32
+    lanes, tail = np.zeros((C, 16)), np.zeros(C)
+    for n in range(B):
+        for d in range(0, full, 32):
+            for lo in (d, d + 16):
+                lanes = step(lanes, *(a[n, :, lo:lo + 16] for a in arrays))
+        for j in range(full, S):
+            tail = step(tail, *(a[n, :, j] for a in arrays))
+    acc = lanes[:, 0]
+    for k in range(1, 16):
+        acc = rnd(acc + lanes[:, k], np.float32)
+    return rnd(tail + acc, np.float32)
+
+
+def _half_batch_stats(xs, pnp, running_mean, running_var, momentum, eps):
+    """(stored mean, stored invstd) of a contiguous half input (Note [Half batch norm]), moving the running
+    statistics; ``pnp`` is the parameter dtype's numpy type."""
+    f32 = np.float32
+    n = xs.shape[0] * xs.shape[2]
+    total = plane_sum(lambda a, v: rnd(a + v, f32), xs)
+    mean_f = rnd(total / f32(n), f32)
+    dev = rnd(xs - mean_f[None, :, None], f32)
+    var_sum = plane_sum(lambda a, v: fma(v, v, a, f32), dev)
+    if pnp == _dt.bfloat16.np:  # statistics kept in bfloat16, updated with c10::BFloat16 arithmetic
+        p = lambda v: rnd(v, f32).astype(pnp).astype(np.float64)  # noqa: E731
+        mean_p, var_sum = p(mean_f), p(var_sum)
+        invstd = p(rnd(1.0 / np.sqrt(p(var_sum / p(n)) + eps), f32))
+        mom = p(momentum)
+        new_mean = lambda rm: p(p(mom * mean_p) + p(p(1 - mom) * rm))  # noqa: E731
+        new_var = lambda rv: rnd(rnd(mom * p(var_sum / p(n - 1)), f32) + p(p(1 - mom) * rv), f32)  # noqa: E731
+    else:  # float16 and float parameters: float statistics, float updates
+        mean_p = mean_f
+        invstd = rnd(1.0 / np.sqrt(rnd(var_sum / n, f32) + eps), f32)
+        mom = f32(momentum)
+        new_mean = lambda rm: rnd(mom * mean_f + rnd(f32(1 - mom) * rm, f32), f32)  # noqa: E731
+        new_var = lambda rv: rnd(mom * rnd(var_sum / (n - 1), f32) + rnd(f32(1 - mom) * rv, f32), f32)  # noqa: E731
+    for stat, update in ((running_mean, new_mean), (running_var, new_var)):
+        if stat is not None:
+            np.copyto(stat.as_numpy(), update(stat.as_numpy().astype(np.float64)), casting="unsafe")
+    return mean_p.astype(pnp).astype(np.float64), invstd.astype(pnp).astype(np.float64)
+
+
+def _half_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out, pdt):
+    """The contiguous float16/bfloat16 batch norm of Note [Half batch norm]; returns (save_mean, save_invstd) as
+    float64 arrays of parameter-dtype values (training) or None."""
+    f32 = np.float32
+    c = input.sizes[1]
+    xs = input.as_numpy().astype(np.float64).reshape(input.sizes[0], c, -1)
+    saved = None
+    if training:
+        mean, invstd = _half_batch_stats(xs, pdt.np, running_mean, running_var, momentum, eps)
+        saved = mean, invstd
+    else:
+        mean = running_mean.as_numpy().astype(np.float64)
+        invstd = rnd(1.0 / rnd(np.sqrt(rnd(running_var.as_numpy().astype(np.float64) + f32(eps), f32)), f32), f32)
+    w = np.ones(c) if weight is None else weight.as_numpy().astype(np.float64)
+    b = np.zeros(c) if bias is None else bias.as_numpy().astype(np.float64)
+    alpha = rnd(invstd * w, f32)
+    beta = fma(-mean, alpha, b, f32)
+    y = fma(xs, alpha[None, :, None], beta[None, :, None], f32)
+    np.copyto(out.as_numpy(), y.reshape(input.sizes), casting="unsafe")
+    return saved
+
+
 def native_batch_norm_kernel(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Per-channel (dim 1) normalization: batch statistics in training (updating the running ones in place
     with ``momentum`` and the unbiased variance), the running statistics in evaluation.
@@ -206,6 +283,14 @@ def native_batch_norm_kernel(input, weight, bias, running_mean, running_var, tra
     save_mean = empty_contiguous((c,) if training else (0,), pdt, input.device)
     save_invstd = empty_contiguous((c,) if training else (0,), pdt, input.device)
     if _is_meta(input, weight, bias, running_mean, running_var) or input.numel() == 0:
+        return out, save_mean, save_invstd
+    if input.dtype in _HALF and input.is_contiguous() and out.is_contiguous():
+        with np.errstate(all="ignore"):
+            saved = _half_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out,
+                                     pdt)
+        if saved is not None:
+            np.copyto(save_mean.as_numpy(), saved[0], casting="unsafe")
+            np.copyto(save_invstd.as_numpy(), saved[1], casting="unsafe")
         return out, save_mean, save_invstd
     ct = _compute_type(input.dtype)
     x = input.as_numpy().astype(ct)
