@@ -32,6 +32,15 @@ from . import compare as cmp
 from .convert import MissingName, to_gt, to_torch
 from .resolve import UNINITIALISED, gt_dtypes, op_db, op_key, skip_reason, variants
 
+THREADS = 1  # tests/conftest.py runs both libraries on one thread; the tables must be measured the same way
+
+
+def pin_threads():
+    """Both libraries on ``THREADS`` threads, as the suite runs them (thread splits change half-precision sums)."""
+    torch.set_num_threads(THREADS)
+    gt.set_num_threads(THREADS)
+
+
 __all__ = ["Case", "Mode", "cases", "run_case", "SAMPLES", "MODES"]
 
 SAMPLES = 3          # sample inputs per (OpInfo, dtype) in the sampled and dtypes modes

@@ -222,6 +222,7 @@ def main(argv=None) -> int:
     p.add_argument("--ops", metavar="NAMES", help="run only these OpInfos (comma-separated keys) and list each "
                    "failing case; no table is read or written")
     a = p.parse_args(argv)
+    driver.pin_threads()
     if a.repro:
         return repro(a.repro, a.mode)
     if a.ops:
