@@ -1,7 +1,8 @@
 """Convolution and pooling CPU kernels — PyTorch's ``aten/src/ATen/native/{Convolution,ConvUtils,Pool,
 DilatedMaxPool2d,AveragePool2d,AdaptiveAveragePooling}.cpp`` and their ``cpu/*Kernel.cpp``.
 
-Convolution runs on BLAS GEMMs (``np.matmul``), never on Python loops over pixels:
+Convolution runs on BLAS GEMMs (``np.matmul``), never on Python loops over pixels (3-d float32/float64
+convolutions run ``conv_direct``'s C loop instead, when it is available):
 
 - stride 1, one group (the common case): the input is copied once, zero-padded, as (C, N * padded pixels);
   for each kernel offset the inputs of every output position form one contiguous run, so the convolution
@@ -43,6 +44,7 @@ from ...._core.user_warning import warn as _user_warn
 from ...._device import cpu_features as _cpu
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import resize_out
+from . import conv_direct as _conv_direct
 from .loss import type_meta_name
 
 __all__ = [
@@ -183,6 +185,10 @@ def _conv_forward_np(x, w, stride, padding, dilation, groups, acc):
     w = w.astype(acc, copy=False)
     k_eff = [d * (k - 1) + 1 for d, k in zip(dilation, w.shape[2:], strict=True)]
     out_sp = tuple((x.shape[2 + i] + 2 * padding[i] - k_eff[i]) // stride[i] + 1 for i in range(nd))
+    if nd == 3 and math.prod(out_sp) > 0:  # few channels: a direct loop beats one GEMM per kernel offset
+        res = _conv_direct.conv3d_forward(x.astype(acc, copy=False), w, stride, padding, dilation, groups, out_sp)
+        if res is not None:
+            return res
     if groups == 1 and all(s == 1 for s in stride) and math.prod(out_sp) > 0:
         return _conv_shifted(x, w, padding, dilation, out_sp, acc)
     if any(padding):
