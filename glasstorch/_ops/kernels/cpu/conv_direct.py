@@ -4,7 +4,8 @@ PyTorch hands CPU 3-d convolutions to oneDNN's direct kernels (or ``slow_conv3d`
 has neither: the shifted-GEMM path of ``conv.py`` runs one BLAS GEMM per kernel offset with ``C`` as its inner
 dimension, which for the few channels of a 3-d convolution is a memory-bound pass per offset.  This loop
 computes a tile of 16 output channels x 16 output columns (8 for float64) in registers, running over input
-channels and kernel offsets, with the weight repacked so the 16 channels' values of one offset are adjacent (broadcast + FMA).
+channels and kernel offsets, with the weight repacked so the 16 channels' values of one offset are adjacent
+(broadcast + FMA).
 
 The input arrives zero-padded (``np.pad``) and C-contiguous; weight packing is done in numpy.  Sums run over
 (input channel, kd, kh, kw) in that order with fused multiply-adds, as oneDNN's and BLAS's kernels do: results
