@@ -257,6 +257,19 @@ def _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, 
         acc = store
     full_sp = [(in_sp[i] - 1) * stride[i] + dilation[i] * (ks[i] - 1) + 1 + output_padding[i] for i in range(nd)]
     full = np.zeros((groups, n, og) + tuple(full_sp), acc)
+    flat = (groups * n,)  # cols is the GEMM's (or astype's) fresh C-ordered result, full is zeros: reshapes are views
+    if not _conv_direct.col2im_add(cols.reshape(flat + cols.shape[2:]), full.reshape(flat + full.shape[2:]), stride,
+                                   dilation):
+        _col2im_np(cols, full, stride, dilation, in_sp, ks)
+    crop = (slice(None), slice(None), slice(None)) + tuple(
+        slice(padding[i], padding[i] + out_shape[2 + i]) for i in range(nd))
+    res = full[crop]  # (g, N, og, *out)
+    return np.moveaxis(res, 0, 1).reshape(out_shape)
+
+
+def _col2im_np(cols, full, stride, dilation, in_sp, ks):
+    """``full`` += the columns ``cols`` (g, N, *in, og, *K) at their output positions, one kernel offset at a time."""
+    nd = len(ks)
     # cols: (g, N, *in, og, *K) -> (g, N, og, *K, *in)
     perm = (0, 1, 2 + nd) + tuple(range(3 + nd, 3 + 2 * nd)) + tuple(range(2, 2 + nd))
     cols = cols.transpose(perm)
@@ -265,10 +278,6 @@ def _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, 
             slice(kidx[i] * dilation[i], kidx[i] * dilation[i] + stride[i] * (in_sp[i] - 1) + 1, stride[i])
             for i in range(nd))
         full[dst] += cols[(slice(None), slice(None), slice(None)) + tuple(kidx)]
-    crop = (slice(None), slice(None), slice(None)) + tuple(
-        slice(padding[i], padding[i] + out_shape[2 + i]) for i in range(nd))
-    res = full[crop]  # (g, N, og, *out)
-    return np.moveaxis(res, 0, 1).reshape(out_shape)
 
 
 # Note [oneDNN and reduced-precision convolutions]

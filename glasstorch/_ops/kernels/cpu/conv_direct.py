@@ -25,7 +25,7 @@ import numpy as np
 from ...._device.threads import get_num_threads
 from . import ckernels as _ckernels
 
-__all__ = ["conv3d_forward"]
+__all__ = ["conv3d_forward", "col2im_add"]
 
 _OB = 16  # output channels per tile (GT_OB)
 
@@ -95,6 +95,30 @@ void NAME(const T *x, int64_t n_img, int64_t c_in, int64_t d_in, int64_t h_in, i
 }
 GT_CONV3D(gt_conv3d_direct_f, float, 16)
 GT_CONV3D(gt_conv3d_direct_d, double, 8)
+
+/* col2im of a transposed convolution: full[b, o, i*s + k*d] += cols[b, i, o, k] (3 spatial dims, b = group x
+   image), kernel offsets outer and input pixels inner, as the numpy loop over offsets adds them. */
+#define GT_COL2IM(NAME, T) \
+void NAME(const T *cols, int64_t nb, int64_t og, int64_t i0, int64_t i1, int64_t i2, int64_t k0, int64_t k1, \
+          int64_t k2, int64_t s0, int64_t s1, int64_t s2, int64_t d0, int64_t d1, int64_t d2, T *full, \
+          int64_t f0, int64_t f1, int64_t f2) { \
+    const int64_t kp = k0 * k1 * k2, pix = i0 * i1 * i2, fsp = f0 * f1 * f2; \
+    for (int64_t b = 0; b < nb; b++) \
+        for (int64_t o = 0; o < og; o++) { \
+            T *fo = full + (b * og + o) * fsp; \
+            const T *co = cols + b * pix * og * kp + o * kp; \
+            for (int64_t a = 0; a < k0; a++) for (int64_t e = 0; e < k1; e++) for (int64_t c = 0; c < k2; c++) { \
+                const int64_t k = (a * k1 + e) * k2 + c; \
+                for (int64_t p = 0; p < i0; p++) for (int64_t q = 0; q < i1; q++) { \
+                    T *fr = fo + ((p * s0 + a * d0) * f1 + q * s1 + e * d1) * f2 + c * d2; \
+                    const T *cr = co + ((p * i1 + q) * i2) * og * kp + k; \
+                    for (int64_t r = 0; r < i2; r++) fr[r * s2] += cr[r * og * kp]; \
+                } \
+            } \
+        } \
+}
+GT_COL2IM(gt_col2im_f, float)
+GT_COL2IM(gt_col2im_d, double)
 """
 
 _fns: dict = {}
@@ -116,6 +140,10 @@ def _load():
                 fn.argtypes = (vp,) + (i64,) * 5 + (vp,) + (i64,) * 11 + (vp, i64, i64, i64, ctypes.c_int)
                 fn.restype = None
                 _fns[np.dtype(dt)] = fn
+                fn = getattr(lib, f"gt_col2im_{ch}")
+                fn.argtypes = (vp,) + (i64,) * 14 + (vp, i64, i64, i64)
+                fn.restype = None
+                _fns[("col2im", np.dtype(dt))] = fn
         finally:
             _state["loaded"] = True
 
@@ -150,3 +178,21 @@ def conv3d_forward(x: np.ndarray, w: np.ndarray, stride, padding, dilation, grou
     fn(x.ctypes.data, n, c, *x.shape[2:], wp.ctypes.data, o, groups, *w.shape[2:], *stride, *dilation,
        out.ctypes.data, *out_sp, get_num_threads())
     return out
+
+
+def col2im_add(cols: np.ndarray, full: np.ndarray, stride, dilation) -> bool:
+    """``full[b, o, i * stride + k * dilation] += cols[b, i, o, k]`` for C-contiguous ``cols`` (B, *in, O, *K)
+    and ``full`` (B, O, *full) of one float32/float64 dtype, 1 to 3 spatial dims; False (nothing written) when
+    C cannot run it."""
+    if not _state["loaded"]:
+        _load()
+    fn = _fns.get(("col2im", cols.dtype))
+    nd = full.ndim - 2
+    if fn is None or full.dtype != cols.dtype or not 1 <= nd <= 3 or not (
+            cols.flags.c_contiguous and full.flags.c_contiguous):
+        return False
+    lead = (1,) * (3 - nd)
+    in_sp, ks = lead + cols.shape[1:1 + nd], lead + cols.shape[2 + nd:]
+    fn(cols.ctypes.data, full.shape[0], full.shape[1], *in_sp, *ks, *(lead + tuple(stride)),
+       *(lead + tuple(dilation)), full.ctypes.data, *(lead + full.shape[2:]))
+    return True
