@@ -352,3 +352,23 @@ def test_index_reduce_many_duplicates_round_as_torch(dtype, reduce):
         torch.randint(-3, 4, (200, 6), generator=gen).to(dtype)
     idx = torch.randint(0, 20, (200,), generator=gen)
     assert_same(*_both(lambda m, a, s, i: a.index_reduce(0, i, s, reduce), x, src, idx))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_rows_in_c_with_nan_and_repeats(dtype, reduce, include_self):
+    """Contiguous float rows fold in C (scatter_rows): NaNs on either side, repeated targets, exact values; a
+    dim-1 reduction (strided slices) takes numpy and must agree too."""
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(30, 70, generator=gen, dtype=dtype)
+    src = torch.randn(90, 70, generator=gen, dtype=dtype)
+    x[2, :5] = float("nan")
+    src[7, 3:9] = float("nan")
+    src[8, 10:12] = 0.0
+    idx = torch.randint(0, 30, (90,), generator=gen)
+    idx[:4] = 2
+    fn = lambda m, a, s, i: a.index_reduce(0, i, s, reduce, include_self=include_self)  # noqa: E731
+    assert_same(*_both(fn, x, src, idx))
+    fn1 = lambda m, a, s, i: a.index_reduce(1, i, s, reduce, include_self=include_self)  # noqa: E731
+    assert_same(*_both(fn1, x.T.contiguous(), src.T.contiguous(), idx))

@@ -1,7 +1,8 @@
 """Convolution and pooling CPU kernels — PyTorch's ``aten/src/ATen/native/{Convolution,ConvUtils,Pool,
 DilatedMaxPool2d,AveragePool2d,AdaptiveAveragePooling}.cpp`` and their ``cpu/*Kernel.cpp``.
 
-Convolution runs on BLAS GEMMs (``np.matmul``), never on Python loops over pixels:
+Convolution runs on BLAS GEMMs (``np.matmul``), never on Python loops over pixels (3-d float32/float64
+convolutions run ``conv_direct``'s C loop instead, when it is available):
 
 - stride 1, one group (the common case): the input is copied once, zero-padded, as (C, N * padded pixels);
   for each kernel offset the inputs of every output position form one contiguous run, so the convolution
@@ -43,6 +44,7 @@ from ...._core.user_warning import warn as _user_warn
 from ...._device import cpu_features as _cpu
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import resize_out
+from . import conv_direct as _conv_direct
 from .loss import type_meta_name
 
 __all__ = [
@@ -183,6 +185,10 @@ def _conv_forward_np(x, w, stride, padding, dilation, groups, acc):
     w = w.astype(acc, copy=False)
     k_eff = [d * (k - 1) + 1 for d, k in zip(dilation, w.shape[2:], strict=True)]
     out_sp = tuple((x.shape[2 + i] + 2 * padding[i] - k_eff[i]) // stride[i] + 1 for i in range(nd))
+    if nd == 3 and math.prod(out_sp) > 0:  # few channels: a direct loop beats one GEMM per kernel offset
+        res = _conv_direct.conv3d_forward(x.astype(acc, copy=False), w, stride, padding, dilation, groups, out_sp)
+        if res is not None:
+            return res
     if groups == 1 and all(s == 1 for s in stride) and math.prod(out_sp) > 0:
         return _conv_shifted(x, w, padding, dilation, out_sp, acc)
     if any(padding):
@@ -251,6 +257,19 @@ def _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, 
         acc = store
     full_sp = [(in_sp[i] - 1) * stride[i] + dilation[i] * (ks[i] - 1) + 1 + output_padding[i] for i in range(nd)]
     full = np.zeros((groups, n, og) + tuple(full_sp), acc)
+    flat = (groups * n,)  # cols is the GEMM's (or astype's) fresh C-ordered result, full is zeros: reshapes are views
+    if not _conv_direct.col2im_add(cols.reshape(flat + cols.shape[2:]), full.reshape(flat + full.shape[2:]), stride,
+                                   dilation):
+        _col2im_np(cols, full, stride, dilation, in_sp, ks)
+    crop = (slice(None), slice(None), slice(None)) + tuple(
+        slice(padding[i], padding[i] + out_shape[2 + i]) for i in range(nd))
+    res = full[crop]  # (g, N, og, *out)
+    return np.moveaxis(res, 0, 1).reshape(out_shape)
+
+
+def _col2im_np(cols, full, stride, dilation, in_sp, ks):
+    """``full`` += the columns ``cols`` (g, N, *in, og, *K) at their output positions, one kernel offset at a time."""
+    nd = len(ks)
     # cols: (g, N, *in, og, *K) -> (g, N, og, *K, *in)
     perm = (0, 1, 2 + nd) + tuple(range(3 + nd, 3 + 2 * nd)) + tuple(range(2, 2 + nd))
     cols = cols.transpose(perm)
@@ -259,10 +278,6 @@ def _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, 
             slice(kidx[i] * dilation[i], kidx[i] * dilation[i] + stride[i] * (in_sp[i] - 1) + 1, stride[i])
             for i in range(nd))
         full[dst] += cols[(slice(None), slice(None), slice(None)) + tuple(kidx)]
-    crop = (slice(None), slice(None), slice(None)) + tuple(
-        slice(padding[i], padding[i] + out_shape[2 + i]) for i in range(nd))
-    res = full[crop]  # (g, N, og, *out)
-    return np.moveaxis(res, 0, 1).reshape(out_shape)
 
 
 # Note [oneDNN and reduced-precision convolutions]

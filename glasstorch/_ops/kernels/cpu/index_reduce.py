@@ -4,7 +4,8 @@ Slice ``i`` of ``source`` along ``dim`` is folded into slice ``index[i]`` of the
 ``amin`` (NaN propagating) or ``mean`` (a running sum divided by the count of slices it received, plus one when
 ``include_self``; integers divide with floor).  Without ``include_self`` the indexed slices start from the
 reduction's identity instead of ``self``.  The folds run in index order (see ``_fold``), which rounds as PyTorch's
-slice-by-slice loop does in reduced precision.
+slice-by-slice loop does in reduced precision; float32/float64 slices with contiguous rows fold in C
+(``scatter_rows``), in the same order with the same operations.
 
 Invariant: the checks of ``index_func_meta_impl`` run before any data is read; meta operands stop there.
 """
@@ -15,6 +16,7 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core.user_warning import warn_once as _warn_once
+from . import scatter_rows as _scatter_rows
 from .dispatch_types import not_implemented
 from .index import _dim_slices, _idx, _index_func_checks, _self_output
 from .shape import is_meta
@@ -22,6 +24,7 @@ from .shape import is_meta
 __all__ = ["index_reduce_out"]
 
 _UFUNCS = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum, "mean": np.add}
+_C_FOLDS = {"prod": "prod", "amax": "amax", "amin": "amin", "mean": "add"}
 
 
 def _identity(reduce: str, dtype):
@@ -57,7 +60,8 @@ def index_reduce_out(self, dim, index, source, reduce, include_self=True, out=No
         arr[idx] = _identity(reduce, self.dtype)
     src = _dim_slices(source.as_numpy(), dim if source.ndim else 0)
     with np.errstate(all="ignore"):
-        _fold(_UFUNCS[reduce], arr, idx, src)
+        if arr.ndim < 2 or not _scatter_rows.index_fold_rows(_C_FOLDS[reduce], arr, idx, src):
+            _fold(_UFUNCS[reduce], arr, idx, src)
         if reduce == "mean":
             counts = np.zeros(arr.shape[0], np.int64)
             np.add.at(counts, idx, 1)

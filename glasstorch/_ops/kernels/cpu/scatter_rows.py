@@ -1,4 +1,5 @@
-"""Row accumulation in C: ``out[index[i], :] += src[i, :]`` for ``index_add`` (and so the embedding backward).
+"""Row accumulation in C: ``out[index[i], :] += src[i, :]`` for ``index_add`` (and so the embedding backward),
+and ``index_reduce``'s prod/amax/amin folds the same way.
 
 PyTorch's CPU ``index_add_`` along a dimension with contiguous slices adds one source slice at a time, in index
 order (``aten/src/ATen/native/TensorAdvancedIndexing.cpp``, ``index_add_cpu_``).  numpy's ``np.add.at`` does
@@ -31,6 +32,22 @@ void NAME(T *out, int64_t out_row, const T *src, int64_t src_row, const int64_t 
 }
 GT_ROWS(gt_index_add_rows_f, float)
 GT_ROWS(gt_index_add_rows_d, double)
+/* index_reduce's folds, element by element as numpy's scalar ufunc loops define them (a NaN operand wins; on
+   a tie or -0/+0 the accumulator stays) */
+#define GT_FOLD(NAME, T, EXPR) \
+void NAME(T *out, int64_t out_row, const T *src, int64_t src_row, const int64_t *idx, int64_t n, int64_t inner) { \
+    for (int64_t i = 0; i < n; i++) { \
+        T *o = out + idx[i] * out_row; \
+        const T *s = src + i * src_row; \
+        for (int64_t j = 0; j < inner; j++) { const T a = o[j], b = s[j]; o[j] = (EXPR); } \
+    } \
+}
+#define GT_FOLDS(CH, T) \
+GT_FOLD(gt_index_prod_rows_##CH, T, a * b) \
+GT_FOLD(gt_index_amax_rows_##CH, T, (a >= b || a != a) ? a : b) \
+GT_FOLD(gt_index_amin_rows_##CH, T, (a <= b || a != a) ? a : b)
+GT_FOLDS(f, float)
+GT_FOLDS(d, double)
 """
 
 _fns: dict = {}
@@ -48,10 +65,11 @@ def _load():
                 return
             vp, i64 = ctypes.c_void_p, ctypes.c_int64
             for ch, dt in (("f", np.float32), ("d", np.float64)):
-                fn = getattr(lib, f"gt_index_add_rows_{ch}")
-                fn.argtypes = (vp, i64, vp, i64, vp, i64, i64)
-                fn.restype = None
-                _fns[np.dtype(dt)] = fn
+                for op in ("add", "prod", "amax", "amin"):
+                    fn = getattr(lib, f"gt_index_{op}_rows_{ch}")
+                    fn.argtypes = (vp, i64, vp, i64, vp, i64, i64)
+                    fn.restype = None
+                    _fns[(op, np.dtype(dt))] = fn
         finally:
             _state["loaded"] = True
 
@@ -59,9 +77,16 @@ def _load():
 def index_add_rows(arr: np.ndarray, idx: np.ndarray, src: np.ndarray) -> bool:
     """``arr[idx[i]] += src[i]`` over axis 0 when both have contiguous rows of one float dtype; False when the
     caller must do it another way (nothing is written then)."""
+    return index_fold_rows("add", arr, idx, src)
+
+
+def index_fold_rows(op: str, arr: np.ndarray, idx: np.ndarray, src: np.ndarray) -> bool:
+    """``arr[idx[i]] = op(arr[idx[i]], src[i])`` over axis 0, in index order, for ``op`` one of add, prod, amax,
+    amin (numpy's add, multiply, maximum, minimum); False when the layout or dtype does not fit (nothing is
+    written then)."""
     if not _state["loaded"]:
         _load()
-    fn = _fns.get(arr.dtype)
+    fn = _fns.get((op, arr.dtype))
     if fn is None or src.dtype != arr.dtype or arr.ndim < 1 or src.shape[1:] != arr.shape[1:]:
         return False
     inner = 1
