@@ -89,10 +89,16 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 
 # -- one direction of one layer ------------------------------------------------------------------------------------
+def _per_step(gi, sizes):
+    """The input gates of each step: one ``split_with_sizes``, whose backward is a single ``cat`` (a ``narrow`` per
+    step would scatter each step's gradient into a zero tensor of the whole sequence)."""
+    return list(aten.split_with_sizes(gi, sizes, 0))
+
+
 def _forward_pass(kind, gi, sizes, h, c, p):
     """Steps ``0 .. T-1``; rows whose sequence ended leave the batch (their last state is kept for ``h_n``)."""
-    outs, done_h, done_c, off, cur = [], [], [], 0, h.sizes[0]
-    for bs in sizes:
+    outs, done_h, done_c, cur = [], [], [], h.sizes[0]
+    for bs, step_gates in zip(sizes, _per_step(gi, sizes), strict=True):
         if bs < cur:
             done_h.append(aten.narrow(h, 0, bs, cur - bs))
             h = aten.narrow(h, 0, 0, bs)
@@ -100,9 +106,8 @@ def _forward_pass(kind, gi, sizes, h, c, p):
                 done_c.append(aten.narrow(c, 0, bs, cur - bs))
                 c = aten.narrow(c, 0, 0, bs)
             cur = bs
-        h, c = _step(kind, aten.narrow(gi, 0, off, bs), h, c, *p)
+        h, c = _step(kind, step_gates, h, c, *p)
         outs.append(h)
-        off += bs
     h_n = aten.cat([h, *done_h[::-1]], 0) if done_h else h
     c_n = (aten.cat([c, *done_c[::-1]], 0) if done_c else c) if c is not None else None
     return outs, h_n, c_n
@@ -113,15 +118,14 @@ def _reverse_pass(kind, gi, sizes, h0, c0, p):
     cur = sizes[-1] if sizes else h0.sizes[0]
     h = aten.narrow(h0, 0, 0, cur) if cur != h0.sizes[0] else h0
     c = None if c0 is None else (aten.narrow(c0, 0, 0, cur) if cur != c0.sizes[0] else c0)
-    outs, off = [], gi.sizes[0]
-    for bs in reversed(sizes):
+    outs = []
+    for bs, step_gates in zip(reversed(sizes), _per_step(gi, sizes)[::-1], strict=True):
         if bs > cur:
             h = aten.cat([h, aten.narrow(h0, 0, cur, bs - cur)], 0)
             if c is not None:
                 c = aten.cat([c, aten.narrow(c0, 0, cur, bs - cur)], 0)
             cur = bs
-        off -= bs
-        h, c = _step(kind, aten.narrow(gi, 0, off, bs), h, c, *p)
+        h, c = _step(kind, step_gates, h, c, *p)
         outs.append(h)
     return outs[::-1], h, c
 
