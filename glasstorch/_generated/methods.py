@@ -169,6 +169,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _test_autograd_multiple_dispatch_view_copy as _op__test_autograd_multiple_dispatch_view_copy,
     _test_autograd_multiple_dispatch_view_copy_out as _op__test_autograd_multiple_dispatch_view_copy_out,
     _test_warn_in_autograd as _op__test_warn_in_autograd,
+    _thnn_fused_lstm_cell as _op__thnn_fused_lstm_cell,
+    _thnn_fused_lstm_cell_backward_impl as _op__thnn_fused_lstm_cell_backward_impl,
     _to_copy as _op__to_copy,
     _to_dense as _op__to_dense,
     _to_sparse as _op__to_sparse,

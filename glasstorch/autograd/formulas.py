@@ -22,7 +22,7 @@ from .forward_grad import is_fw_grad_defined
 
 __all__ = [
     # generic
-    "maybe_multiply", "conj_scalar", "zeros_like", "to_copy_backward",
+    "maybe_multiply", "thnn_fused_lstm_cell_backward", "conj_scalar", "zeros_like", "to_copy_backward",
     "zeros_like_grad", "where", "where_grad", "not_implemented",
     "trace_backward", "block_diag_backward", "nansum_backward", "warn_backwards",
     "tensor_list",
@@ -1264,3 +1264,11 @@ def block_diag_backward(grad, sizes, dtypes):
 def nansum_backward(grad, self, dim, keepdim):
     """``sum``'s gradient, zero where ``self`` is NaN."""
     return sum_backward(grad, tuple(self.shape), dim, keepdim) * self.isnan().logical_not()
+
+
+def thnn_fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    """(d input_gates, d hidden_gates, d cx, d input_bias, d hidden_bias) of ``_thnn_fused_lstm_cell``: both gate
+    inputs (and both biases) were summed, so they share one gradient."""
+    grad_gates, grad_cx, grad_bias = _T._thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace,
+                                                                             has_bias)
+    return grad_gates, grad_gates, grad_cx, grad_bias, grad_bias

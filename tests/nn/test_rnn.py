@@ -291,3 +291,28 @@ def test_utils_errors(case):
             return lambda: u.pad_packed_sequence(u.pack_sequence([lib.ones(3), lib.ones(1)]), total_length=2)
         return lambda: u.pad_sequence([lib.ones(2)], padding_side="middle")
     _raises(run(glasstorch), run(torch))
+
+
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_fused_lstm_cell_matches_torch_pointwise(with_bias):
+    """``_thnn_fused_lstm_cell`` (CUDA-only in torch, the CPU LSTM step here) against torch's pointwise LSTM maths,
+    outputs and gradients of every input, and a float64 gradcheck."""
+    arrs = [randn(3, 8, dtype=np.float64), randn(3, 8, dtype=np.float64), randn(3, 2, dtype=np.float64)]
+    if with_bias:
+        arrs += [randn(8, dtype=np.float64), randn(8, dtype=np.float64)]
+    pairs = [pair(a) for a in arrs]
+    g_in, t_in = [p[0] for p in pairs], [p[1] for p in pairs]
+    gh, gc, _ = glasstorch._thnn_fused_lstm_cell(*g_in)
+    gates = sum(t_in[:2]) + (t_in[3] + t_in[4] if with_bias else 0)
+    i, f, g, o = gates.chunk(4, 1)
+    tc = f.sigmoid() * t_in[2] + i.sigmoid() * g.tanh()
+    th = o.sigmoid() * tc.tanh()
+    _close(gh, th, "hy")
+    _close(gc, tc, "cy")
+    w1, w2 = randn(3, 2, dtype=np.float64), randn(3, 2, dtype=np.float64)
+    (th * torch.from_numpy(w1) + tc * torch.from_numpy(w2)).sum().backward()
+    (gh * glasstorch.from_numpy(w1) + gc * glasstorch.from_numpy(w2)).sum().backward()
+    for k, (a, b) in enumerate(zip(g_in, t_in, strict=True)):
+        _close(a.grad, b.grad, f"grad {k}")
+    assert glasstorch.autograd.gradcheck(lambda *xs: glasstorch._thnn_fused_lstm_cell(*xs)[:2],
+                                         [x.detach().requires_grad_() for x in g_in])

@@ -56,6 +56,7 @@ from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
 from glasstorch._ops.kernels.composite import nan_reduce as _k_kernels_composite_nan_reduce
 from glasstorch._ops.decompositions import rnn as _k_decompositions_rnn
+from glasstorch._ops.kernels.cpu import rnn as _k_kernels_cpu_rnn
 from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
 from glasstorch._ops.decompositions import shape as _k_decompositions_shape
 from glasstorch._ops.decompositions import chunk_cat as _k_decompositions_chunk_cat
@@ -1285,6 +1286,8 @@ rnn_tanh_input = _def('rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, 
 rnn_tanh_data = _def('rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)')
 rnn_relu_input = _def('rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)')
 rnn_relu_data = _def('rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)')
+_thnn_fused_lstm_cell = _def('_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)')
+_thnn_fused_lstm_cell_backward_impl = _def('_thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)')
 cat = _def('cat(Tensor[] tensors, int dim=0) -> Tensor')
 cat_out = _def('cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)')
 concat = _def('concat(Tensor[] tensors, int dim=0) -> Tensor')
@@ -5748,6 +5751,10 @@ _reg(rnn_tanh_input, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_tanh
 _reg(rnn_tanh_data, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_tanh_data)
 _reg(rnn_relu_input, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_relu_input)
 _reg(rnn_relu_data, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_relu_data)
+_reg(_thnn_fused_lstm_cell, "CPU", _k_kernels_cpu_rnn.thnn_fused_lstm_cell)
+_reg(_thnn_fused_lstm_cell, "Meta", _k_kernels_cpu_rnn.thnn_fused_lstm_cell)
+_reg(_thnn_fused_lstm_cell_backward_impl, "CPU", _k_kernels_cpu_rnn.thnn_fused_lstm_cell_backward_impl)
+_reg(_thnn_fused_lstm_cell_backward_impl, "Meta", _k_kernels_cpu_rnn.thnn_fused_lstm_cell_backward_impl)
 
 
 def _cat_structured(tensors, dim):

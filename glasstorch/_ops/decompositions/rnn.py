@@ -1,7 +1,7 @@
 """Recurrent-layer decompositions (CompositeImplicitAutograd) — PyTorch's ``aten/src/ATen/native/RNN.cpp``.
 
 The cells compute one step from the gate matmuls and pointwise activations, with PyTorch's gate order
-(LSTM ``i, f, g, o``; GRU ``r, z, n`` with ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``). The multi-layer loops
+(LSTM ``i, f, g, o``, on the CPU through the fused ``_thnn_fused_lstm_cell``; GRU ``r, z, n`` with ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``). The multi-layer loops
 (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu``) take the input projection of every time step in one matmul, then
 run a short loop of one ``addmm`` plus the activations per step.  A padded ``.input`` sequence is run as a packed
 one whose batch sizes are all equal, so both overloads share one loop: the time-major input ``(T, B, I)`` is viewed
@@ -39,6 +39,9 @@ def _step(kind, gi, h, c, w_hh_t, b_hh, w_hr_t):
         r, z = aten.narrow(rz, 1, 0, H), aten.narrow(rz, 1, H, H)
         n = aten.tanh(aten.add_Tensor(aten.narrow(gi, 1, 2 * H, H), aten.mul_Tensor(r, aten.narrow(gh, 1, 2 * H, H)), 1))
         return aten.add_Tensor(n, aten.mul_Tensor(z, aten.sub_Tensor(h, n, 1)), 1), None
+    if kind == "lstm" and gi.device.type == "cpu":
+        h, c, _ = aten._thnn_fused_lstm_cell(gi, aten.mm(h, w_hh_t), c, None, None)
+        return (h if w_hr_t is None else aten.mm(h, w_hr_t)), c
     gates = aten.addmm(gi, h, w_hh_t, 1, 1)
     if kind == "tanh":
         return aten.tanh(gates), None
