@@ -1,7 +1,8 @@
 """Recurrent-layer decompositions (CompositeImplicitAutograd) — PyTorch's ``aten/src/ATen/native/RNN.cpp``.
 
-The cells compute one step from the gate matmuls and pointwise activations, with PyTorch's gate order
-(LSTM ``i, f, g, o``, on the CPU through the fused ``_thnn_fused_lstm_cell``; GRU ``r, z, n`` with ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``). The multi-layer loops
+The cells compute one step from the gate matmuls and pointwise activations, with PyTorch's gate order (LSTM
+``i, f, g, o``, on the CPU through the fused ``_thnn_fused_lstm_cell``; GRU ``r, z, n`` with
+``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``). The multi-layer loops
 (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu``) take the input projection of every time step in one matmul, then
 run a short loop of one ``addmm`` plus the activations per step.  A padded ``.input`` sequence is run as a packed
 one whose batch sizes are all equal, so both overloads share one loop: the time-major input ``(T, B, I)`` is viewed
@@ -37,7 +38,8 @@ def _step(kind, gi, h, c, w_hh_t, b_hh, w_hr_t):
         H = h.sizes[1]
         rz = aten.sigmoid(aten.add_Tensor(aten.narrow(gi, 1, 0, 2 * H), aten.narrow(gh, 1, 0, 2 * H), 1))
         r, z = aten.narrow(rz, 1, 0, H), aten.narrow(rz, 1, H, H)
-        n = aten.tanh(aten.add_Tensor(aten.narrow(gi, 1, 2 * H, H), aten.mul_Tensor(r, aten.narrow(gh, 1, 2 * H, H)), 1))
+        hn = aten.mul_Tensor(r, aten.narrow(gh, 1, 2 * H, H))
+        n = aten.tanh(aten.add_Tensor(aten.narrow(gi, 1, 2 * H, H), hn, 1))
         return aten.add_Tensor(n, aten.mul_Tensor(z, aten.sub_Tensor(h, n, 1)), 1), None
     if kind == "lstm" and gi.device.type == "cpu":
         h, c, _ = aten._thnn_fused_lstm_cell(gi, aten.mm(h, w_hh_t), c, None, None)
@@ -194,35 +196,25 @@ def lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, tr
                 bidirectional)
 
 
-def _padded_2(kind, input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    return _run_padded(kind, input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
-                       batch_first)[:2]
+def _padded(kind):
+    """The ``.input`` kernel of an RNN with one hidden state (GRU, tanh and ReLU Elman RNNs)."""
+    def kernel(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        return _run_padded(kind, input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
+                           batch_first)[:2]
+    return kernel
 
 
-def _data_2(kind, data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
-    return _run(kind, data, _sizes(batch_sizes), hx, None, params, has_biases, num_layers, dropout, train,
-                bidirectional)[:2]
+def _packed(kind):
+    """The ``.data`` kernel (packed rows) of an RNN with one hidden state."""
+    def kernel(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+        return _run(kind, data, _sizes(batch_sizes), hx, None, params, has_biases, num_layers, dropout, train,
+                    bidirectional)[:2]
+    return kernel
 
 
-def gru_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    return _padded_2("gru", input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
-
-
-def gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
-    return _data_2("gru", data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
-
-
-def rnn_tanh_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    return _padded_2("tanh", input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
-
-
-def rnn_tanh_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
-    return _data_2("tanh", data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
-
-
-def rnn_relu_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    return _padded_2("relu", input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
-
-
-def rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
-    return _data_2("relu", data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+gru_input = _padded("gru")
+gru_data = _packed("gru")
+rnn_tanh_input = _padded("tanh")
+rnn_tanh_data = _packed("tanh")
+rnn_relu_input = _padded("relu")
+rnn_relu_data = _packed("relu")

@@ -1,6 +1,7 @@
 """``glasstorch.nn.utils`` — PyTorch's ``torch/nn/utils``: gradient clipping, parameter/vector conversion and
 BatchNorm fusion."""
 
+from . import rnn  # noqa: F401
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
@@ -8,7 +9,6 @@ from .clip_grad import (  # noqa: F401
     clip_grads_with_norm_,
     get_total_norm,
 )
-from . import rnn  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from .fusion import (  # noqa: F401
     fuse_conv_bn_eval,
