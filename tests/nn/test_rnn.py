@@ -316,3 +316,21 @@ def test_fused_lstm_cell_matches_torch_pointwise(with_bias):
         _close(a.grad, b.grad, f"grad {k}")
     assert glasstorch.autograd.gradcheck(lambda *xs: glasstorch._thnn_fused_lstm_cell(*xs)[:2],
                                          [x.detach().requires_grad_() for x in g_in])
+
+
+def test_lstm_double_backward():
+    """create_graph through the LSTM loop (the fused cell's differentiable backward) gives torch's second-order
+    gradients."""
+    gm, tm = _both("LSTM", 3, 5, 2)
+    gm.double()
+    tm.double()
+    copy_state(gm, tm)
+    gx, tx = pair(randn(4, 2, 3, dtype=np.float64))
+    grads = []
+    for lib, m, x in ((glasstorch, gm, gx), (torch, tm, tx)):
+        out, (h, c) = m(x)
+        (gin,) = lib.autograd.grad((out.sum() + c.pow(2).sum()), x, create_graph=True)
+        gin.pow(2).sum().backward()
+        grads.append((gin, m.weight_hh_l0.grad, x.grad))
+    for k, (g, t) in enumerate(zip(*grads, strict=True)):
+        _close(g, t, f"second-order {k}")

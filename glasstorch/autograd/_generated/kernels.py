@@ -14428,8 +14428,11 @@ def _autograd__thnn_fused_lstm_cell(ks, input_gates, hidden_gates, cx, input_bia
     if ((type(input_gates) is _TI and input_gates.autograd is not None) or (type(hidden_gates) is _TI and hidden_gates.autograd is not None) or (type(cx) is _TI and cx.autograd is not None) or (type(input_bias) is _TI and input_bias.autograd is not None) or (type(hidden_bias) is _TI and hidden_bias.autograd is not None)) and _gs.enabled and requires_grad_any(input_gates, hidden_gates, cx, input_bias, hidden_bias):
         node = _n.ThnnFusedLstmCellBackward0()
         node.next_edges = record.edges(input_gates, hidden_gates, cx, input_bias, hidden_bias)
+        node.input_gates_ = record.save(input_gates)
+        node.hidden_gates_ = record.save(hidden_gates)
         node.cx_ = record.save(cx)
         node.input_bias_ = record.save(input_bias)
+        node.hidden_bias_ = record.save(hidden_bias)
         result = _op__thnn_fused_lstm_cell.redispatch(ks, input_gates, hidden_gates, cx, input_bias, hidden_bias)
         _check_differentiable_dtype(result[0])
         _check_differentiable_dtype(result[1])
