@@ -420,3 +420,26 @@ CASES.update({
     "index_reduce amax 1M float32": _index_reduce_1m,
     "kthvalue 1M float32 dim=1": _stats_1m(lambda lib, x: lib.kthvalue(x, 300, 1)),
 })
+
+
+# -- recurrent layers (issue 21) ---------------------------------------------------------------------------------
+def _lstm_lm_step(lib):
+    """One training step of a 2-layer LSTM language model: embedding, LSTM, linear, cross_entropy, backward."""
+    lib.manual_seed(0)
+    V, H, T, B = 2000, 256, 35, 20
+    emb, lstm, head = lib.nn.Embedding(V, H), lib.nn.LSTM(H, H, num_layers=2), lib.nn.Linear(H, V)
+    params = [*emb.parameters(), *lstm.parameters(), *head.parameters()]
+    tokens, targets = lib.randint(0, V, (T, B)), lib.randint(0, V, (T * B,))
+
+    def step():
+        out, _ = lstm(emb(tokens))
+        loss = lib.nn.functional.cross_entropy(head(out).view(T * B, V), targets)
+        loss.backward()
+        for p in params:
+            p.grad = None
+    return step
+
+
+CASES.update({
+    "2-layer LSTM LM step (hidden 256, seq 35, batch 20, vocab 2000)": _lstm_lm_step,
+})

@@ -188,6 +188,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _test_autograd_multiple_dispatch_view_copy as _op__test_autograd_multiple_dispatch_view_copy,
     _test_autograd_multiple_dispatch_view_copy_out as _op__test_autograd_multiple_dispatch_view_copy_out,
     _test_warn_in_autograd as _op__test_warn_in_autograd,
+    _thnn_fused_lstm_cell as _op__thnn_fused_lstm_cell,
+    _thnn_fused_lstm_cell_backward_impl as _op__thnn_fused_lstm_cell_backward_impl,
     _to_copy as _op__to_copy,
     _to_dense as _op__to_dense,
     _to_sparse as _op__to_sparse,
@@ -766,6 +768,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     grid_sampler_2d as _op_grid_sampler_2d,
     grid_sampler_3d as _op_grid_sampler_3d,
     group_norm as _op_group_norm,
+    gru_cell as _op_gru_cell,
+    gru_data as _op_gru_data,
+    gru_input as _op_gru_input,
     gt_Scalar as _op_gt_Scalar,
     gt_Scalar_out as _op_gt_Scalar_out,
     gt_Tensor as _op_gt_Tensor,
@@ -1064,6 +1069,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     logit_out as _op_logit_out,
     logsumexp as _op_logsumexp,
     logsumexp_out as _op_logsumexp_out,
+    lstm_cell as _op_lstm_cell,
+    lstm_data as _op_lstm_data,
+    lstm_input as _op_lstm_input,
     lt_Scalar as _op_lt_Scalar,
     lt_Scalar_out as _op_lt_Scalar_out,
     lt_Tensor as _op_lt_Tensor,
@@ -1363,6 +1371,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     resolve_conj as _op_resolve_conj,
     resolve_neg as _op_resolve_neg,
     rms_norm as _op_rms_norm,
+    rnn_relu_cell as _op_rnn_relu_cell,
+    rnn_relu_data as _op_rnn_relu_data,
+    rnn_relu_input as _op_rnn_relu_input,
+    rnn_tanh_cell as _op_rnn_tanh_cell,
+    rnn_tanh_data as _op_rnn_tanh_data,
+    rnn_tanh_input as _op_rnn_tanh_input,
     roll as _op_roll,
     rot90 as _op_rot90,
     round as _op_round,
@@ -14395,6 +14409,162 @@ def nanmean(*args, **kwargs):
     return _wrap(_op_nanmean_out.call(a[0], a[1], a[2], a[3], a[4]))
 
 
+_sig_rnn_tanh_cell = _Signatures('rnn_tanh_cell', [
+    'rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rnn_tanh_cell(*args, **kwargs):
+    """rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)"""
+    try:
+        i, a = _sig_rnn_tanh_cell.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rnn_tanh_cell, args, kwargs)
+    return _wrap(_op_rnn_tanh_cell.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_rnn_relu_cell = _Signatures('rnn_relu_cell', [
+    'rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rnn_relu_cell(*args, **kwargs):
+    """rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)"""
+    try:
+        i, a = _sig_rnn_relu_cell.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rnn_relu_cell, args, kwargs)
+    return _wrap(_op_rnn_relu_cell.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_lstm_cell = _Signatures('lstm_cell', [
+    'lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def lstm_cell(*args, **kwargs):
+    """lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)"""
+    try:
+        i, a = _sig_lstm_cell.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lstm_cell, args, kwargs)
+    return _wrap_tuple(_op_lstm_cell.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_gru_cell = _Signatures('gru_cell', [
+    'gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def gru_cell(*args, **kwargs):
+    """gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)"""
+    try:
+        i, a = _sig_gru_cell.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gru_cell, args, kwargs)
+    return _wrap(_op_gru_cell.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_lstm = _Signatures('lstm', [
+    'lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)',
+    'lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def lstm(*args, **kwargs):
+    """lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)"""
+    try:
+        i, a = _sig_lstm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lstm, args, kwargs)
+    if i == 0:
+        return _wrap_tuple(_op_lstm_data.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+    elif i == 1:
+        return _wrap_tuple(_op_lstm_input.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
+_sig_gru = _Signatures('gru', [
+    'gru(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)',
+    'gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def gru(*args, **kwargs):
+    """gru(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)"""
+    try:
+        i, a = _sig_gru.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gru, args, kwargs)
+    if i == 0:
+        return _wrap_tuple(_op_gru_data.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+    elif i == 1:
+        return _wrap_tuple(_op_gru_input.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
+_sig_rnn_tanh = _Signatures('rnn_tanh', [
+    'rnn_tanh(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)',
+    'rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rnn_tanh(*args, **kwargs):
+    """rnn_tanh(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)"""
+    try:
+        i, a = _sig_rnn_tanh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rnn_tanh, args, kwargs)
+    if i == 0:
+        return _wrap_tuple(_op_rnn_tanh_data.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+    elif i == 1:
+        return _wrap_tuple(_op_rnn_tanh_input.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
+_sig_rnn_relu = _Signatures('rnn_relu', [
+    'rnn_relu(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)',
+    'rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rnn_relu(*args, **kwargs):
+    """rnn_relu(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)"""
+    try:
+        i, a = _sig_rnn_relu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rnn_relu, args, kwargs)
+    if i == 0:
+        return _wrap_tuple(_op_rnn_relu_data.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+    elif i == 1:
+        return _wrap_tuple(_op_rnn_relu_input.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
+_sig__thnn_fused_lstm_cell = _Signatures('_thnn_fused_lstm_cell', [
+    '_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _thnn_fused_lstm_cell(*args, **kwargs):
+    """_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None)"""
+    try:
+        i, a = _sig__thnn_fused_lstm_cell.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _thnn_fused_lstm_cell, args, kwargs)
+    return _wrap_tuple(_op__thnn_fused_lstm_cell.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__thnn_fused_lstm_cell_backward_impl = _Signatures('_thnn_fused_lstm_cell_backward_impl', [
+    '_thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _thnn_fused_lstm_cell_backward_impl(*args, **kwargs):
+    """_thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias)"""
+    try:
+        i, a = _sig__thnn_fused_lstm_cell_backward_impl.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _thnn_fused_lstm_cell_backward_impl, args, kwargs)
+    return _wrap_tuple(_op__thnn_fused_lstm_cell_backward_impl.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
 _sig_cat = _Signatures('cat', [
     'cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -20252,7 +20422,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', '_foreach_maximum', '_foreach_maximum_', '_foreach_minimum', '_foreach_minimum_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', '_log_softmax_backward_data', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_batch_norm_with_update', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'pairwise_distance', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', 'ctc_loss', '_ctc_loss', '_ctc_loss_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'aminmax', 'isin', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'logcumsumexp', 'index_reduce', 'quantile', 'nanquantile', 'histogram', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', 'cdist', '_cdist_forward', '_euclidean_dist', 'segment_reduce', '_segment_reduce_backward', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['absolute', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan_', 'arctan2', 'arctanh', 'arctanh_', 'divide', 'greater_equal', 'greater', 'less_equal', 'less', 'not_equal', 'negative', 'negative_', 'multiply', 'subtract', 'fix', 'fix_', 'row_stack', '_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', '_efficientzerotensor', '_is_zerotensor', 'empty_permuted', '_foreach_abs', '_foreach_abs_', '_foreach_acos', '_foreach_acos_', '_foreach_asin', '_foreach_asin_', '_foreach_atan', '_foreach_atan_', '_foreach_ceil', '_foreach_ceil_', '_foreach_cos', '_foreach_cos_', '_foreach_cosh', '_foreach_cosh_', '_foreach_erf', '_foreach_erf_', '_foreach_erfc', '_foreach_erfc_', '_foreach_exp', '_foreach_exp_', '_foreach_expm1', '_foreach_expm1_', '_foreach_floor', '_foreach_floor_', '_foreach_frac', '_foreach_frac_', '_foreach_log', '_foreach_log_', '_foreach_log10', '_foreach_log10_', '_foreach_log1p', '_foreach_log1p_', '_foreach_log2', '_foreach_log2_', '_foreach_neg', '_foreach_neg_', '_foreach_reciprocal', '_foreach_reciprocal_', '_foreach_round', '_foreach_round_', '_foreach_rsqrt', '_foreach_rsqrt_', '_foreach_sigmoid', '_foreach_sigmoid_', '_foreach_sign', '_foreach_sign_', '_foreach_sin', '_foreach_sin_', '_foreach_sinh', '_foreach_sinh_', '_foreach_sqrt', '_foreach_sqrt_', '_foreach_tan', '_foreach_tan_', '_foreach_tanh', '_foreach_tanh_', '_foreach_trunc', '_foreach_trunc_', '_foreach_add', '_foreach_add_', '_foreach_sub', '_foreach_sub_', '_foreach_mul', '_foreach_mul_', '_foreach_div', '_foreach_div_', '_foreach_maximum', '_foreach_maximum_', '_foreach_minimum', '_foreach_minimum_', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'put', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', 'trapezoid', 'trapz', 'cumulative_trapezoid', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'addr', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', '_softmax_backward_data', '_safe_softmax', 'log_softmax', '_log_softmax', '_log_softmax_backward_data', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'hardshrink', 'hardshrink_backward', 'rrelu', 'rrelu_', 'rrelu_with_noise_functional', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'instance_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_batch_norm_with_update', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'native_dropout', 'native_dropout_backward', 'embedding', 'embedding_renorm_', 'cosine_similarity', 'pairwise_distance', 'binary_cross_entropy_with_logits', 'kl_div', 'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss', 'pdist', '_pdist_forward', '_pdist_backward', 'ctc_loss', '_ctc_loss', '_ctc_loss_backward', '_fused_adam_', '_fused_adamw_', '_foreach_norm', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'isposinf', 'isneginf', 'float_power', 'frexp', 'ldexp', 'ldexp_', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'max_pool1d_with_indices', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'max_pool3d', '_adaptive_avg_pool3d', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_3d', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'rnn_tanh_cell', 'rnn_relu_cell', 'lstm_cell', 'gru_cell', 'lstm', 'gru', 'rnn_tanh', 'rnn_relu', '_thnn_fused_lstm_cell', '_thnn_fused_lstm_cell_backward_impl', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'meshgrid', 'combinations', 'tril_indices', 'triu_indices', 'diff', '_chunk_cat', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_compressed_tensor_unsafe', '_coalesce', '_sparse_mm', '_sparse_addmm', '_sparse_sparse_matmul', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'aminmax', 'isin', 'bincount', 'histc', 'cov', 'corrcoef', 'dist', 'renorm', 'logcumsumexp', 'index_reduce', 'quantile', 'nanquantile', 'histogram', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', 'cdist', '_cdist_forward', '_euclidean_dist', 'segment_reduce', '_segment_reduce_backward', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', '_test_autograd_multiple_dispatch_view_copy', 'slice_scatter', 'select_scatter', 'diagonal_scatter', 'as_strided_scatter', 'fill', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'slice_inverse', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_test_autograd_multiple_dispatch', '_test_autograd_multiple_dispatch_view', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

@@ -64,6 +64,9 @@ _CUDA_POLICIES = {
     "banned": ("binary_cross_entropy",),
 }
 _CUDA_POLICIES["lower_precision_fp"] += ("linalg_multi_dot", "linalg_vecdot")
+# the recurrent cells (native_functions/rnn.yaml), as torch's CUDA list
+_CUDA_POLICIES["lower_precision_fp"] += ("_thnn_fused_lstm_cell", "gru_cell", "lstm_cell", "rnn_relu_cell",
+                                         "rnn_tanh_cell")
 
 POLICIES = {
     "cpu": {

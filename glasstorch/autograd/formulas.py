@@ -23,7 +23,7 @@ from .forward_grad import is_fw_grad_defined
 
 __all__ = [
     # generic
-    "maybe_multiply", "conj_scalar", "scalar_div", "zeros_like", "to_copy_backward",
+    "maybe_multiply", "thnn_fused_lstm_cell_backward", "conj_scalar", "scalar_div", "zeros_like", "to_copy_backward",
     "zeros_like_grad", "where", "where_grad", "not_implemented",
     "trace_backward", "block_diag_backward", "nansum_backward", "warn_backwards",
     "tensor_list",
@@ -1332,3 +1332,29 @@ def block_diag_backward(grad, sizes, dtypes):
 def nansum_backward(grad, self, dim, keepdim):
     """``sum``'s gradient, zero where ``self`` is NaN."""
     return sum_backward(grad, tuple(self.shape), dim, keepdim) * self.isnan().logical_not()
+
+
+def thnn_fused_lstm_cell_backward(grad_hy, grad_cy, input_gates, hidden_gates, cx, input_bias, hidden_bias, cy,
+                                  workspace):
+    """(d input_gates, d hidden_gates, d cx, d input_bias, d hidden_bias) of ``_thnn_fused_lstm_cell``: both gate
+    inputs (and both biases) were summed, so they share one gradient.  Under ``create_graph`` the gradient is built
+    from differentiable operators on the recomputed gates (PyTorch's ``_thnn_differentiable_lstm_cell_backward``),
+    else by the fused kernel from the saved workspace."""
+    has_bias = input_bias is not None
+    if not _T.is_grad_enabled():
+        grad_gates, grad_cx, grad_bias = _T._thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy,
+                                                                                 workspace, has_bias)
+        return grad_gates, grad_gates, grad_cx, grad_bias, grad_bias
+    grad_hy = _T.zeros_like(cy) if grad_hy is None else grad_hy
+    grad_cy = _T.zeros_like(cy) if grad_cy is None else grad_cy
+    gates = input_gates + hidden_gates
+    if has_bias:
+        gates = gates + input_bias + hidden_bias
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    tanh_cy = (f * cx + i * g).tanh()
+    gc = grad_hy * o * (1 - tanh_cy * tanh_cy) + grad_cy
+    grad_gates = _T.cat([gc * g * i * (1 - i), gc * cx * f * (1 - f), gc * i * (1 - g * g),
+                         grad_hy * tanh_cy * o * (1 - o)], 1)
+    grad_bias = grad_gates.sum(0) if has_bias else None
+    return grad_gates, grad_gates, gc * f, grad_bias, grad_bias

@@ -765,3 +765,22 @@ OPS = [
     # a test operator: a copy whose backward warns (tests/test_autograd_runtime.py checks the warning)
     OpInfo("_C._nn._test_warn_in_autograd", aten=("_test_warn_in_autograd",), samples=unary_samples, dtypes=NN_ACT),
 ] + WARNINGS
+
+
+# -- recurrent cells (native_functions/rnn.yaml): batch 3, input 4, hidden 5; layers and packing in tests/nn/test_rnn.py
+def _cell_samples(gates, lstm=False):
+    def samples(dtype):
+        G = gates * 5
+        hx = [T((3, 5), seed=1), T((3, 5), seed=2)] if lstm else T((3, 5), seed=1)
+        weights = (T((G, 4), seed=3), T((G, 5), seed=4))
+        yield Sample((T((3, 4)), hx, *weights, T((G,), seed=5), T((G,), seed=6)), name="bias")
+        yield Sample((T((3, 4), layout="transposed"), hx, *weights), name="no bias, transposed input")
+    return samples
+
+
+OPS += [
+    OpInfo("rnn_tanh_cell", aten=("rnn_tanh_cell",), samples=_cell_samples(1), dtypes=FLOATS),
+    OpInfo("rnn_relu_cell", aten=("rnn_relu_cell",), samples=_cell_samples(1), dtypes=FLOATS),
+    OpInfo("gru_cell", aten=("gru_cell",), samples=_cell_samples(3), dtypes=FLOATS),
+    OpInfo("lstm_cell", aten=("lstm_cell",), samples=_cell_samples(4, lstm=True), dtypes=FLOATS),
+]

@@ -75,6 +75,12 @@ NOT_DIRECTLY_TESTED.update(dict.fromkeys((
 NOT_DIRECTLY_TESTED.update(dict.fromkeys((
     "_upsample_bilinear2d_aa", "_upsample_bilinear2d_aa.vec", "_upsample_bilinear2d_aa_backward"),
     "tests/nn/test_resample_aa.py"))
+# the multi-layer recurrent loops and the fused LSTM cell (CUDA-only in torch, so no CPU oracle): outputs, states and
+# every gradient against torch's nn.RNN/LSTM/GRU per configuration, and the fused cell against torch's pointwise
+# LSTM maths with a gradcheck, in tests/nn/test_rnn.py
+NOT_DIRECTLY_TESTED.update(dict.fromkeys((
+    "lstm.input", "lstm.data", "gru.input", "gru.data", "rnn_tanh.input", "rnn_tanh.data", "rnn_relu.input",
+    "rnn_relu.data", "_thnn_fused_lstm_cell", "_thnn_fused_lstm_cell_backward_impl"), "tests/nn/test_rnn.py"))
 # The sparse-layout operators take or return sparse tensors, which the OpInfo comparison does not read: they are
 # compared part by part (indices, values, flags, repr) and through autograd in tests/test_sparse.py and
 # tests/test_autograd_sparse.py.

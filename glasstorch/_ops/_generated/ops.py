@@ -61,6 +61,8 @@ from glasstorch._ops.kernels.sparse import compressed as _k_kernels_sparse_compr
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
 from glasstorch._ops.kernels.composite import nan_reduce as _k_kernels_composite_nan_reduce
+from glasstorch._ops.decompositions import rnn as _k_decompositions_rnn
+from glasstorch._ops.kernels.cpu import rnn as _k_kernels_cpu_rnn
 from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
 from glasstorch._ops.decompositions import shape as _k_decompositions_shape
 from glasstorch._ops.decompositions import chunk_cat as _k_decompositions_chunk_cat
@@ -1331,6 +1333,20 @@ nansum_out = _def('nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False,
 nanmean = _def('nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
 nanmean_out = _def('nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
 sum_to_size = _def('sum_to_size(Tensor self, SymInt[] size) -> Tensor')
+rnn_tanh_cell = _def('rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor')
+rnn_relu_cell = _def('rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor')
+lstm_cell = _def('lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)')
+gru_cell = _def('gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor')
+lstm_input = _def('lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)')
+lstm_data = _def('lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)')
+gru_input = _def('gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)')
+gru_data = _def('gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)')
+rnn_tanh_input = _def('rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)')
+rnn_tanh_data = _def('rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)')
+rnn_relu_input = _def('rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)')
+rnn_relu_data = _def('rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)')
+_thnn_fused_lstm_cell = _def('_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)')
+_thnn_fused_lstm_cell_backward_impl = _def('_thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)')
 cat = _def('cat(Tensor[] tensors, int dim=0) -> Tensor')
 cat_out = _def('cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)')
 concat = _def('concat(Tensor[] tensors, int dim=0) -> Tensor')
@@ -5870,6 +5886,22 @@ _reg(nansum_out, "CompositeExplicitAutograd", _k_kernels_composite_nan_reduce.na
 _reg(nanmean, "CompositeImplicitAutograd", _k_decompositions_reduce.nanmean)
 _reg(nanmean_out, "CompositeImplicitAutograd", _k_decompositions_reduce.nanmean_out)
 _reg(sum_to_size, "CompositeImplicitAutograd", _k_decompositions_reduce.sum_to_size)
+_reg(rnn_tanh_cell, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_tanh_cell)
+_reg(rnn_relu_cell, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_relu_cell)
+_reg(lstm_cell, "CompositeImplicitAutograd", _k_decompositions_rnn.lstm_cell)
+_reg(gru_cell, "CompositeImplicitAutograd", _k_decompositions_rnn.gru_cell)
+_reg(lstm_input, "CompositeImplicitAutograd", _k_decompositions_rnn.lstm_input)
+_reg(lstm_data, "CompositeImplicitAutograd", _k_decompositions_rnn.lstm_data)
+_reg(gru_input, "CompositeImplicitAutograd", _k_decompositions_rnn.gru_input)
+_reg(gru_data, "CompositeImplicitAutograd", _k_decompositions_rnn.gru_data)
+_reg(rnn_tanh_input, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_tanh_input)
+_reg(rnn_tanh_data, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_tanh_data)
+_reg(rnn_relu_input, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_relu_input)
+_reg(rnn_relu_data, "CompositeImplicitAutograd", _k_decompositions_rnn.rnn_relu_data)
+_reg(_thnn_fused_lstm_cell, "CPU", _k_kernels_cpu_rnn.thnn_fused_lstm_cell)
+_reg(_thnn_fused_lstm_cell, "Meta", _k_kernels_cpu_rnn.thnn_fused_lstm_cell)
+_reg(_thnn_fused_lstm_cell_backward_impl, "CPU", _k_kernels_cpu_rnn.thnn_fused_lstm_cell_backward_impl)
+_reg(_thnn_fused_lstm_cell_backward_impl, "Meta", _k_kernels_cpu_rnn.thnn_fused_lstm_cell_backward_impl)
 
 
 def _cat_structured(tensors, dim):

@@ -15014,6 +15014,33 @@ def _autograd_logcumsumexp_out(ks, self, dim, out):
 register_autograd('aten::logcumsumexp.out', _autograd_logcumsumexp_out)
 
 
+_op__thnn_fused_lstm_cell = _get_op('aten::_thnn_fused_lstm_cell')
+_fw__thnn_fused_lstm_cell = FwSpec(_op__thnn_fused_lstm_cell, (0, 1, 2, 3, 4), (False, False, False, False, False), 'functional', None)
+
+
+def _autograd__thnn_fused_lstm_cell(ks, input_gates, hidden_gates, cx, input_bias, hidden_bias):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__thnn_fused_lstm_cell, _autograd__thnn_fused_lstm_cell, ks, input_gates, hidden_gates, cx, input_bias, hidden_bias)
+    if ((type(input_gates) is _TI and input_gates.autograd is not None) or (type(hidden_gates) is _TI and hidden_gates.autograd is not None) or (type(cx) is _TI and cx.autograd is not None) or (type(input_bias) is _TI and input_bias.autograd is not None) or (type(hidden_bias) is _TI and hidden_bias.autograd is not None)) and _gs.enabled and requires_grad_any(input_gates, hidden_gates, cx, input_bias, hidden_bias):
+        node = _n.ThnnFusedLstmCellBackward0()
+        node.next_edges = record.edges(input_gates, hidden_gates, cx, input_bias, hidden_bias)
+        node.input_gates_ = record.save(input_gates)
+        node.hidden_gates_ = record.save(hidden_gates)
+        node.cx_ = record.save(cx)
+        node.input_bias_ = record.save(input_bias)
+        node.hidden_bias_ = record.save(hidden_bias)
+        result = _op__thnn_fused_lstm_cell.redispatch(ks, input_gates, hidden_gates, cx, input_bias, hidden_bias)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        record.history(result, node, [True, True, False])
+        node.result_ = record.save_output(result, (1, 2))
+        return result
+    return _op__thnn_fused_lstm_cell.redispatch(ks, input_gates, hidden_gates, cx, input_bias, hidden_bias)
+
+
+register_autograd('aten::_thnn_fused_lstm_cell', _autograd__thnn_fused_lstm_cell)
+
+
 _op_cat = _get_op('aten::cat')
 _fw_cat = FwSpec(_op_cat, (0,), (True,), 'functional', LINEAR)
 

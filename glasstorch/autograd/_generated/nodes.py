@@ -16041,6 +16041,93 @@ def _LogcumsumexpBackward0_jvp(self_p, self_t, dim, result):
     return logcumsumexp_jvp(self_p, self_t, dim)
 
 
+def _ThnnFusedLstmCellBackward0_0(grad, grads, input_gates, hidden_gates, cx, input_bias, hidden_bias, result):
+    return thnn_fused_lstm_cell_backward(grads[0], grads[1], input_gates, hidden_gates, cx, input_bias, hidden_bias, result[1], result[2])
+
+
+class ThnnFusedLstmCellBackward0(NodeBase):
+    """Backward of ``_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/rnn.yaml:4)."""
+
+    __slots__ = ('input_gates_', 'hidden_gates_', 'cx_', 'input_bias_', 'hidden_bias_', 'result_')
+    _tensor_slots = ('input_gates_', 'hidden_gates_', 'cx_', 'input_bias_', 'hidden_bias_', 'result_')
+    _inputs = ('input_gates', 'hidden_gates', 'cx', 'input_bias', 'hidden_bias')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        cx = _unpack(node, node.cx_, 'ThnnFusedLstmCellBackward0')
+        hidden_bias = _unpack(node, node.hidden_bias_, 'ThnnFusedLstmCellBackward0')
+        hidden_gates = _unpack(node, node.hidden_gates_, 'ThnnFusedLstmCellBackward0')
+        input_bias = _unpack(node, node.input_bias_, 'ThnnFusedLstmCellBackward0')
+        input_gates = _unpack(node, node.input_gates_, 'ThnnFusedLstmCellBackward0')
+        result = wrap_saved(node.result_, 'ThnnFusedLstmCellBackward0', node)
+        out = [None] * 5
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2) or node.should_compute_output(3) or node.should_compute_output(4):
+            res = _ThnnFusedLstmCellBackward0_0(grad, grads, input_gates, hidden_gates, cx, input_bias, hidden_bias, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+            out[3] = unwrap(res[3])
+            out[4] = unwrap(res[4])
+        return out
+
+    @property
+    def _saved_input_gates(self):
+        return _unpack(self, self.input_gates_, 'ThnnFusedLstmCellBackward0')
+
+    @property
+    def _raw_saved_input_gates(self):
+        return self.input_gates_
+
+    @property
+    def _saved_hidden_gates(self):
+        return _unpack(self, self.hidden_gates_, 'ThnnFusedLstmCellBackward0')
+
+    @property
+    def _raw_saved_hidden_gates(self):
+        return self.hidden_gates_
+
+    @property
+    def _saved_cx(self):
+        return _unpack(self, self.cx_, 'ThnnFusedLstmCellBackward0')
+
+    @property
+    def _raw_saved_cx(self):
+        return self.cx_
+
+    @property
+    def _saved_input_bias(self):
+        return _unpack(self, self.input_bias_, 'ThnnFusedLstmCellBackward0')
+
+    @property
+    def _raw_saved_input_bias(self):
+        return self.input_bias_
+
+    @property
+    def _saved_hidden_bias(self):
+        return _unpack(self, self.hidden_bias_, 'ThnnFusedLstmCellBackward0')
+
+    @property
+    def _raw_saved_hidden_bias(self):
+        return self.hidden_bias_
+
+    @property
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'ThnnFusedLstmCellBackward0', self)
+
+    @property
+    def _raw_saved_result1(self):
+        return self.result_[1]
+
+    @property
+    def _saved_result2(self):
+        return wrap_saved(self.result_[2], 'ThnnFusedLstmCellBackward0', self)
+
+    @property
+    def _raw_saved_result2(self):
+        return self.result_[2]
+
+
 def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
     return cat_tensors_backward(grad, tensors_sizes, tensors_dtype, dim)
 

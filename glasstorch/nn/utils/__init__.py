@@ -1,6 +1,7 @@
 """``glasstorch.nn.utils`` — PyTorch's ``torch/nn/utils``: gradient clipping, parameter/vector conversion and
 BatchNorm fusion."""
 
+from . import rnn  # noqa: F401
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
