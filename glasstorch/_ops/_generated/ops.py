@@ -1261,6 +1261,8 @@ min_out = _def('min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(
 min_dim_min = _def('min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)')
 amax = _def('amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
 amax_out = _def('amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+hash_tensor = _def('hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) -> Tensor')
+hash_tensor_out = _def('hash_tensor.out(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0, Tensor(a!) out) -> Tensor(a!)')
 amin = _def('amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
 amin_out = _def('amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
 argmax = _def('argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
@@ -5658,6 +5660,16 @@ _reg(amax_out, "CPU", _k_kernels_cpu_reduce.amax_out)
 _reg(amax_out, "Meta", _k_kernels_cpu_reduce.amax_out)
 
 
+def _hash_tensor_structured(self, dim, keepdim, mode):
+    return _k_kernels_cpu_reduce.hash_tensor_out(self, dim, keepdim, mode, None)
+
+
+_reg(hash_tensor, "CPU", _functional(_k_kernels_cpu_reduce.hash_tensor_out, 4, _hash_tensor_structured), '_hash_tensor_structured')
+_reg(hash_tensor, "Meta", _functional(_k_kernels_cpu_reduce.hash_tensor_out, 4, _hash_tensor_structured), '_hash_tensor_structured')
+_reg(hash_tensor_out, "CPU", _k_kernels_cpu_reduce.hash_tensor_out)
+_reg(hash_tensor_out, "Meta", _k_kernels_cpu_reduce.hash_tensor_out)
+
+
 def _amin_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.amin_out(self, dim, keepdim, None)
 
@@ -7736,6 +7748,7 @@ _layer(max_dim_max, "ADInplaceOrView", _layers.inplace_kernel(max_dim_max, (3, 4
 _layer(min_unary_out, "ADInplaceOrView", _layers.inplace_kernel(min_unary_out, (1,)))
 _layer(min_dim_min, "ADInplaceOrView", _layers.inplace_kernel(min_dim_min, (3, 4)))
 _layer(amax_out, "ADInplaceOrView", _layers.inplace_kernel(amax_out, (3,)))
+_layer(hash_tensor_out, "ADInplaceOrView", _layers.inplace_kernel(hash_tensor_out, (4,)))
 _layer(amin_out, "ADInplaceOrView", _layers.inplace_kernel(amin_out, (3,)))
 _layer(argmax_out, "ADInplaceOrView", _layers.inplace_kernel(argmax_out, (3,)))
 _layer(argmin_out, "ADInplaceOrView", _layers.inplace_kernel(argmin_out, (3,)))

@@ -14231,6 +14231,31 @@ def _autograd_amin_out(ks, self, dim, keepdim, out):
 register_autograd('aten::amin.out', _autograd_amin_out)
 
 
+_op_hash_tensor = _get_op('aten::hash_tensor')
+
+
+def _autograd_hash_tensor(ks, self, dim, keepdim, mode):
+    return _op_hash_tensor.redispatch(ks, self, dim, keepdim, mode)
+
+
+register_autograd('aten::hash_tensor', _autograd_hash_tensor)
+
+
+_op_hash_tensor_out = _get_op('aten::hash_tensor.out')
+
+
+def _autograd_hash_tensor_out(ks, self, dim, keepdim, mode, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('hash_tensor', self, out)
+    result = _op_hash_tensor_out.redispatch(ks, self, dim, keepdim, mode, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('hash_tensor', self, out)
+    return result
+
+
+register_autograd('aten::hash_tensor.out', _autograd_hash_tensor_out)
+
+
 _op_logsumexp = _get_op('aten::logsumexp')
 _fw_logsumexp = FwSpec(_op_logsumexp, (0,), (False,), 'functional', None)
 

@@ -15277,7 +15277,7 @@ def _LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result):
 
 
 class LogsumexpBackward0(NodeBase):
-    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:45)."""
+    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:49)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15325,7 +15325,7 @@ def _VarBackward0_0(grad, grads, self, dim, correction, keepdim):
 
 
 class VarBackward0(NodeBase):
-    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:48)."""
+    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:52)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
     _tensor_slots = ('self_',)
@@ -15369,7 +15369,7 @@ def _StdBackward0_0(grad, grads, self, dim, correction, keepdim, result):
 
 
 class StdBackward0(NodeBase):
-    """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:51)."""
+    """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:55)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15422,7 +15422,7 @@ def _VarMeanBackward0_0(grad, grads, self, dim, correction, keepdim):
 
 
 class VarMeanBackward0(NodeBase):
-    """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:54)."""
+    """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:58)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
     _tensor_slots = ('self_',)
@@ -15466,7 +15466,7 @@ def _StdMeanBackward0_0(grad, grads, self, dim, correction, keepdim, result):
 
 
 class StdMeanBackward0(NodeBase):
-    """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:57)."""
+    """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:61)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15519,7 +15519,7 @@ def _NormBackward0_0(grad, grads, self, p, result):
 
 
 class NormBackward0(NodeBase):
-    """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:60)."""
+    """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:64)."""
 
     __slots__ = ('self_', 'p_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15562,7 +15562,7 @@ def _NormBackward1_0(grad, grads, self, p, dim, keepdim, result):
 
 
 class NormBackward1(NodeBase):
-    """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:63)."""
+    """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:67)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15615,7 +15615,7 @@ def _NormBackward2_0(grad, grads, self, p, result):
 
 
 class NormBackward2(NodeBase):
-    """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:66)."""
+    """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:70)."""
 
     __slots__ = ('self_', 'p_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15658,7 +15658,7 @@ def _NormBackward3_0(grad, grads, self, p, dim, keepdim, result):
 
 
 class NormBackward3(NodeBase):
-    """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:69)."""
+    """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:73)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15711,7 +15711,7 @@ def _LinalgVectorNormBackward0_0(grad, grads, self, ord, dim, keepdim, result):
 
 
 class LinalgVectorNormBackward0(NodeBase):
-    """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:72)."""
+    """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:76)."""
 
     __slots__ = ('self_', 'ord_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15764,7 +15764,7 @@ def _CumsumBackward0_0(grad, grads, dim, self_dtype):
 
 
 class CumsumBackward0(NodeBase):
-    """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:75)."""
+    """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:79)."""
 
     __slots__ = ('dim_', 'self_dtype_')
     _tensor_slots = ()
@@ -15790,7 +15790,7 @@ def _CumprodBackward0_0(grad, grads, self, dim, self_dtype, result):
 
 
 class CumprodBackward0(NodeBase):
-    """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:79)."""
+    """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:83)."""
 
     __slots__ = ('self_', 'dim_', 'self_dtype_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15834,7 +15834,7 @@ def _NansumBackward0_0(grad, grads, self, dim, keepdim, self_dtype):
 
 
 class NansumBackward0(NodeBase):
-    """Backward of ``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:82)."""
+    """Backward of ``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:86)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'self_dtype_')
     _tensor_slots = ('self_',)
@@ -15874,7 +15874,7 @@ def _AminmaxBackward0_0(grad, grads, self, dim, keepdim, result):
 
 
 class AminmaxBackward0(NodeBase):
-    """Backward of ``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)`` (glasstorch/_ops/derivatives/reduce.yaml:85)."""
+    """Backward of ``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)`` (glasstorch/_ops/derivatives/reduce.yaml:89)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15930,7 +15930,7 @@ def _LogcumsumexpBackward0_0(grad, grads, self, dim, result):
 
 
 class LogcumsumexpBackward0(NodeBase):
-    """Backward of ``logcumsumexp(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:88)."""
+    """Backward of ``logcumsumexp(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:92)."""
 
     __slots__ = ('self_', 'dim_', 'result_')
     _tensor_slots = ('self_', 'result_')
