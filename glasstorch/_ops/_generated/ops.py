@@ -25,6 +25,7 @@ from glasstorch._ops.kernels.sparse import coo as _k_kernels_sparse_coo
 from glasstorch._ops.kernels.cpu import linalg as _k_kernels_cpu_linalg
 from glasstorch._ops.decompositions import linalg as _k_decompositions_linalg
 from glasstorch._ops.kernels.composite import products as _k_kernels_composite_products
+from glasstorch._ops.kernels.composite import trilinear as _k_kernels_composite_trilinear
 from glasstorch._ops.kernels.cpu import spectral as _k_kernels_cpu_spectral
 from glasstorch._ops.kernels.cpu import addr as _k_kernels_cpu_addr
 from glasstorch._ops.decompositions import linalg_lapack as _k_decompositions_linalg_lapack
@@ -429,6 +430,8 @@ kron = _def('kron(Tensor self, Tensor other) -> Tensor')
 kron_out = _def('kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
 trace = _def('trace(Tensor self) -> Tensor')
 trace_out = _def('trace.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+_trilinear = _def('_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor')
+bilinear = _def('bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor')
 einsum = _def('einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor')
 _linalg_svd = _def('_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)')
 _linalg_svd_U = _def('_linalg_svd.U(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)')
@@ -2548,6 +2551,8 @@ _reg(kron, "CompositeImplicitAutograd", _k_decompositions_linalg.kron)
 _reg(kron_out, "CompositeImplicitAutograd", _k_decompositions_linalg.kron_out)
 _reg(trace, "CompositeExplicitAutograd", _k_kernels_composite_products.trace)
 _reg(trace_out, "CompositeExplicitAutograd", _k_kernels_composite_products.trace_out)
+_reg(_trilinear, "CompositeExplicitAutogradNonFunctional", _k_kernels_composite_trilinear.trilinear)
+_reg(bilinear, "CompositeImplicitAutograd", _k_decompositions_linalg.bilinear)
 _reg(einsum, "CompositeImplicitAutograd", _k_decompositions_linalg.einsum)
 _reg(_linalg_svd, "CPU", _k_kernels_cpu_spectral.linalg_svd_cpu)
 _reg(_linalg_svd, "Meta", _k_kernels_cpu_spectral.linalg_svd_cpu)

@@ -4775,6 +4775,76 @@ class AddrBackward0(NodeBase):
         return self.alpha_
 
 
+def _TrilinearBackward0_0(grad, grads, i1, i2, i3, expand1, expand2, expand3, sumdim):
+    return trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim)
+
+
+class TrilinearBackward0(NodeBase):
+    """Backward of ``_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:63)."""
+
+    __slots__ = ('i1_', 'i2_', 'i3_', 'expand1_', 'expand2_', 'expand3_', 'sumdim_')
+    _tensor_slots = ('i1_', 'i2_', 'i3_')
+    _inputs = ('i1', 'i2', 'i3')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        i1 = _unpack(node, node.i1_, 'TrilinearBackward0')
+        i2 = _unpack(node, node.i2_, 'TrilinearBackward0')
+        i3 = _unpack(node, node.i3_, 'TrilinearBackward0')
+        expand1 = node.expand1_
+        expand2 = node.expand2_
+        expand3 = node.expand3_
+        sumdim = node.sumdim_
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _TrilinearBackward0_0(grad, grads, i1, i2, i3, expand1, expand2, expand3, sumdim)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_i1(self):
+        return _unpack(self, self.i1_, 'TrilinearBackward0')
+
+    @property
+    def _raw_saved_i1(self):
+        return self.i1_
+
+    @property
+    def _saved_i2(self):
+        return _unpack(self, self.i2_, 'TrilinearBackward0')
+
+    @property
+    def _raw_saved_i2(self):
+        return self.i2_
+
+    @property
+    def _saved_i3(self):
+        return _unpack(self, self.i3_, 'TrilinearBackward0')
+
+    @property
+    def _raw_saved_i3(self):
+        return self.i3_
+
+    @property
+    def _saved_expand1(self):
+        return None if self.expand1_ is None else tuple(self.expand1_)
+
+    @property
+    def _saved_expand2(self):
+        return None if self.expand2_ is None else tuple(self.expand2_)
+
+    @property
+    def _saved_expand3(self):
+        return None if self.expand3_ is None else tuple(self.expand3_)
+
+    @property
+    def _saved_sumdim(self):
+        return None if self.sumdim_ is None else tuple(self.sumdim_)
+
+
 def _LinalgLuFactorExBackward0_0(grad, grads, pivot, result):
     return lu_factor_ex_backward(grad, result[0], result[1], pivot)
 
