@@ -62,7 +62,8 @@ __all__ = [
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
     "bce_logits_target_backward", "layer_norm_backward", "layer_norm_jvp", "batch_norm_backward", "batch_norm_jvp",
     "group_norm_backward",
-    "rms_norm_backward", "convolution_backward", "convolution_jvp", "sdpa_backward", "gelu_double_backward",
+    "rms_norm_backward", "convolution_backward", "convolution_jvp", "trilinear_backward", "sdpa_backward",
+    "gelu_double_backward",
 ]
 
 _T = None  # glasstorch module, bound lazily by the generated nodes (formulas use the public API)
@@ -1286,6 +1287,14 @@ def convolution_backward(grad, inp, weight, bias_sizes, stride, padding, dilatio
     bias_sizes = None if bias_sizes is None else list(bias_sizes)
     return _T.ops.aten.convolution_backward(grad, inp, weight, bias_sizes, list(stride), list(padding),
                                             list(dilation), transposed, list(output_padding), groups, mask)
+
+
+def trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """(d i1, d i2, d i3) of ``_trilinear``: each is another ``_trilinear`` of the gradient with the other two
+    operands, the operand's expand dims and ``sumdim`` trading places (PyTorch's ``_trilinear_backward``)."""
+    tri = _T.ops.aten._trilinear
+    e1, e2, e3, s = list(expand1), list(expand2), list(expand3), list(sumdim)
+    return tri(grad, i2, i3, s, e2, e3, e1), tri(i1, grad, i3, e1, s, e3, e2), tri(i1, i2, grad, e1, e2, s, e3)
 
 
 # -- attention ------------------------------------------------------------------------------------------------------

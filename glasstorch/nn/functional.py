@@ -781,21 +781,7 @@ def prelu(input, weight):
     return _torch.where(input > 0, input, weight * input)
 
 
-def bilinear(input1, input2, weight, bias=None):
-    """``y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]``."""
-    if input1.dim() != input2.dim():
-        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} and "
-                           f"{list(input2.shape[:-1])}")
-    if input1.size(-1) != weight.size(1):
-        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.size(-1)} but expected "
-                           f"{weight.size(1)}")
-    if input2.size(-1) != weight.size(2):
-        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.size(-1)} but expected "
-                           f"{weight.size(2)}")
-    out = _torch.einsum("...i,oij,...j->...o", input1, weight, input2)
-    return out if bias is None else out + bias
+bilinear = _torch.bilinear  # the operator itself, as torch.nn.functional.bilinear is
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

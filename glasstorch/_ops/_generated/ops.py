@@ -25,6 +25,7 @@ from glasstorch._ops.kernels.sparse import coo as _k_kernels_sparse_coo
 from glasstorch._ops.kernels.cpu import linalg as _k_kernels_cpu_linalg
 from glasstorch._ops.decompositions import linalg as _k_decompositions_linalg
 from glasstorch._ops.kernels.composite import products as _k_kernels_composite_products
+from glasstorch._ops.kernels.composite import trilinear as _k_kernels_composite_trilinear
 from glasstorch._ops.kernels.cpu import spectral as _k_kernels_cpu_spectral
 from glasstorch._ops.kernels.cpu import addr as _k_kernels_cpu_addr
 from glasstorch._ops.decompositions import linalg_lapack as _k_decompositions_linalg_lapack
@@ -432,6 +433,8 @@ kron = _def('kron(Tensor self, Tensor other) -> Tensor')
 kron_out = _def('kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
 trace = _def('trace(Tensor self) -> Tensor')
 trace_out = _def('trace.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+_trilinear = _def('_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor')
+bilinear = _def('bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor')
 einsum = _def('einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor')
 _linalg_svd = _def('_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)')
 _linalg_svd_U = _def('_linalg_svd.U(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)')
@@ -1270,6 +1273,8 @@ min_out = _def('min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(
 min_dim_min = _def('min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)')
 amax = _def('amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
 amax_out = _def('amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+hash_tensor = _def('hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) -> Tensor')
+hash_tensor_out = _def('hash_tensor.out(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0, Tensor(a!) out) -> Tensor(a!)')
 amin = _def('amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
 amin_out = _def('amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
 argmax = _def('argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
@@ -2569,6 +2574,8 @@ _reg(kron, "CompositeImplicitAutograd", _k_decompositions_linalg.kron)
 _reg(kron_out, "CompositeImplicitAutograd", _k_decompositions_linalg.kron_out)
 _reg(trace, "CompositeExplicitAutograd", _k_kernels_composite_products.trace)
 _reg(trace_out, "CompositeExplicitAutograd", _k_kernels_composite_products.trace_out)
+_reg(_trilinear, "CompositeExplicitAutogradNonFunctional", _k_kernels_composite_trilinear.trilinear)
+_reg(bilinear, "CompositeImplicitAutograd", _k_decompositions_linalg.bilinear)
 _reg(einsum, "CompositeImplicitAutograd", _k_decompositions_linalg.einsum)
 _reg(_linalg_svd, "CPU", _k_kernels_cpu_spectral.linalg_svd_cpu)
 _reg(_linalg_svd, "Meta", _k_kernels_cpu_spectral.linalg_svd_cpu)
@@ -5690,6 +5697,16 @@ _reg(amax_out, "CPU", _k_kernels_cpu_reduce.amax_out)
 _reg(amax_out, "Meta", _k_kernels_cpu_reduce.amax_out)
 
 
+def _hash_tensor_structured(self, dim, keepdim, mode):
+    return _k_kernels_cpu_reduce.hash_tensor_out(self, dim, keepdim, mode, None)
+
+
+_reg(hash_tensor, "CPU", _functional(_k_kernels_cpu_reduce.hash_tensor_out, 4, _hash_tensor_structured), '_hash_tensor_structured')
+_reg(hash_tensor, "Meta", _functional(_k_kernels_cpu_reduce.hash_tensor_out, 4, _hash_tensor_structured), '_hash_tensor_structured')
+_reg(hash_tensor_out, "CPU", _k_kernels_cpu_reduce.hash_tensor_out)
+_reg(hash_tensor_out, "Meta", _k_kernels_cpu_reduce.hash_tensor_out)
+
+
 def _amin_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.amin_out(self, dim, keepdim, None)
 
@@ -7787,6 +7804,7 @@ _layer(max_dim_max, "ADInplaceOrView", _layers.inplace_kernel(max_dim_max, (3, 4
 _layer(min_unary_out, "ADInplaceOrView", _layers.inplace_kernel(min_unary_out, (1,)))
 _layer(min_dim_min, "ADInplaceOrView", _layers.inplace_kernel(min_dim_min, (3, 4)))
 _layer(amax_out, "ADInplaceOrView", _layers.inplace_kernel(amax_out, (3,)))
+_layer(hash_tensor_out, "ADInplaceOrView", _layers.inplace_kernel(hash_tensor_out, (4,)))
 _layer(amin_out, "ADInplaceOrView", _layers.inplace_kernel(amin_out, (3,)))
 _layer(argmax_out, "ADInplaceOrView", _layers.inplace_kernel(argmax_out, (3,)))
 _layer(argmin_out, "ADInplaceOrView", _layers.inplace_kernel(argmin_out, (3,)))

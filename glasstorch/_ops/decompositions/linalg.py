@@ -10,7 +10,7 @@ dtypes, aliasing and error messages are PyTorch's:
   broadcasts the batch dimensions, flattens them and calls ``bmm``;
 - ``einsum`` parses the equation, aligns every operand to one dimension order (diagonals for repeated
   labels, size-1 dimensions for missing ones) and contracts operands pairwise, left to right (or along
-  ``path``), each contraction being one ``bmm`` (``_sumproduct_pair``).
+  ``path``), each contraction being one ``bmm`` (``sumproduct_pair``, kernels/composite/trilinear.py).
 
 Invariant: no kernel is called directly; everything dispatches, so autograd will see the primitives.
 """
@@ -24,9 +24,10 @@ from ..._core.layout import contiguous_format
 from ..._core.user_warning import warn as _user_warn
 from ..._tensor.impl import TensorImpl, empty_impl
 from ..aten import aten
+from ..kernels.composite.trilinear import sumproduct_pair
 from ..tensor_iterator import resize_out
 
-__all__ = ["matmul", "matmul_out", "linear", "linear_out", "outer", "outer_out", "ger", "ger_out", "einsum",
+__all__ = ["matmul", "matmul_out", "linear", "linear_out", "bilinear", "outer", "outer_out", "ger", "ger_out", "einsum",
            "linalg_svd", "linalg_svd_U", "linalg_svdvals", "linalg_svdvals_out", "tensordot", "tensordot_out", "inner",
            "inner_out", "kron", "kron_out"]
 
@@ -180,6 +181,32 @@ def linear(input: TensorImpl, weight: TensorImpl, bias=None) -> TensorImpl:
     if bias is not None:
         aten.add__Tensor(output, bias, 1)
     return output
+
+
+def bilinear(input1: TensorImpl, input2: TensorImpl, weight: TensorImpl, bias=None) -> TensorImpl:
+    """``y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]``: the batch dims flattened into one ``_trilinear``
+    (its output unrolled over ``o``), as PyTorch's ``bilinear``."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for i in range(input1.ndim - 1):
+        if input1.sizes[i] != input2.sizes[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.sizes[i]} "
+                               f"and {input2.sizes[i]}")
+    for k, t in ((1, input1), (2, input2)):
+        if t.sizes[t.ndim - 1] != weight.sizes[k]:
+            raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got {t.sizes[t.ndim - 1]} "
+                               f"but expected {weight.sizes[k]}")
+    if bias is not None:
+        if bias.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        if bias.sizes[0] != weight.sizes[0]:
+            raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.sizes[0]} but expected "
+                               f"{weight.sizes[0]}")
+    output_size = list(input1.sizes[:-1]) + [weight.sizes[0]]
+    flat1 = aten.reshape(input1, (-1, input1.sizes[-1]))
+    flat2 = aten.reshape(input2, (-1, input2.sizes[-1]))
+    output = aten.reshape(aten._trilinear(flat1, weight, flat2, [1, 3], [0], [1, 2], [2, 3], 1), output_size)
+    return output if bias is None else aten.add_Tensor(output, bias, 1)
 
 
 def linear_out(input: TensorImpl, weight: TensorImpl, bias, out: TensorImpl) -> TensorImpl:
@@ -374,47 +401,6 @@ def _align(i, op, labels, ctx):
     return aten.permute(op, permutation)
 
 
-def _sumproduct_pair(left: TensorImpl, right: TensorImpl, sum_dims: list) -> TensorImpl:
-    """``(left * right).sum(sum_dims, keepdim=True)`` as one ``bmm`` over (shared, left-only, summed, right-only)."""
-    if left.ndim != right.ndim:
-        raise RuntimeError("number of dimensions must match")
-    if not sum_dims:
-        return aten.mul_Tensor(left, right)
-    summed = set(sum_dims)
-    lro, lo, ro = [], [], []
-    lro_size = lo_size = ro_size = sum_size = 1
-    for i in range(left.ndim):
-        sl, sr = left.sizes[i] != 1, right.sizes[i] != 1
-        if i in summed:
-            if sl and sr:
-                if left.sizes[i] != right.sizes[i]:
-                    raise RuntimeError("non-broadcast dimensions must match")
-                sum_size *= left.sizes[i]
-            elif sl:
-                left = _sum(left, [i], True)
-            elif sr:
-                right = _sum(right, [i], True)
-        elif sl and sr:
-            if left.sizes[i] != right.sizes[i]:
-                raise RuntimeError("non-broadcast dimensions must match")
-            lro.append(i)
-            lro_size *= left.sizes[i]
-        elif sl:
-            lo.append(i)
-            lo_size *= left.sizes[i]
-        else:
-            ro.append(i)
-            ro_size *= right.sizes[i]
-    out_size = [left.sizes[d] for d in lro + lo] + [1] * len(sum_dims) + [right.sizes[d] for d in ro]
-    order = lro + lo + list(sum_dims) + ro
-    operm = [0] * len(order)
-    for k, d in enumerate(order):
-        operm[d] = k
-    left = aten.reshape(aten.permute(left, order), (lro_size, lo_size, sum_size))
-    right = aten.reshape(aten.permute(right, lro + list(sum_dims) + ro + lo), (lro_size, sum_size, ro_size))
-    return aten.permute(aten.view(aten.bmm(left, right), out_size), operm)
-
-
 def _contract(ops, path, dim_counts, out_num_dim, perm_total):
     ops = collections.deque(ops)
     steps = iter(path or ())
@@ -448,7 +434,7 @@ def _contract(ops, path, dim_counts, out_num_dim, perm_total):
             a = _sum(a, a_sum, True)
         if b_sum:
             b = _sum(b, b_sum, True)
-        result = _sumproduct_pair(a, b, sum_dims)
+        result = sumproduct_pair(a, b, sum_dims)
         if path is not None:
             ops.append(result)
         else:

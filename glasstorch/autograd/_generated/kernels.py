@@ -3921,6 +3921,32 @@ def _autograd_addr_out(ks, self, vec1, vec2, beta, alpha, out):
 register_autograd('aten::addr.out', _autograd_addr_out)
 
 
+_op__trilinear = _get_op('aten::_trilinear')
+_fw__trilinear = FwSpec(_op__trilinear, (0, 1, 2), (False, False, False), 'functional', None)
+
+
+def _autograd__trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__trilinear, _autograd__trilinear, ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+    if ((type(i1) is _TI and i1.autograd is not None) or (type(i2) is _TI and i2.autograd is not None) or (type(i3) is _TI and i3.autograd is not None)) and _gs.enabled and requires_grad_any(i1, i2, i3):
+        node = _n.TrilinearBackward0()
+        node.next_edges = record.edges(i1, i2, i3)
+        node.i1_ = record.save(i1)
+        node.i2_ = record.save(i2)
+        node.i3_ = record.save(i3)
+        node.expand1_ = expand1
+        node.expand2_ = expand2
+        node.expand3_ = expand3
+        node.sumdim_ = sumdim
+        result = _op__trilinear.redispatch(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+        record.output(result, node)
+        return result
+    return _op__trilinear.redispatch(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+
+
+register_autograd('aten::_trilinear', _autograd__trilinear)
+
+
 _op_linalg_lu_factor_ex = _get_op('aten::linalg_lu_factor_ex')
 _fw_linalg_lu_factor_ex = FwSpec(_op_linalg_lu_factor_ex, (0,), (False,), 'functional', None)
 
@@ -14358,6 +14384,31 @@ def _autograd_amin_out(ks, self, dim, keepdim, out):
 
 
 register_autograd('aten::amin.out', _autograd_amin_out)
+
+
+_op_hash_tensor = _get_op('aten::hash_tensor')
+
+
+def _autograd_hash_tensor(ks, self, dim, keepdim, mode):
+    return _op_hash_tensor.redispatch(ks, self, dim, keepdim, mode)
+
+
+register_autograd('aten::hash_tensor', _autograd_hash_tensor)
+
+
+_op_hash_tensor_out = _get_op('aten::hash_tensor.out')
+
+
+def _autograd_hash_tensor_out(ks, self, dim, keepdim, mode, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('hash_tensor', self, out)
+    result = _op_hash_tensor_out.redispatch(ks, self, dim, keepdim, mode, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('hash_tensor', self, out)
+    return result
+
+
+register_autograd('aten::hash_tensor.out', _autograd_hash_tensor_out)
 
 
 _op_logsumexp = _get_op('aten::logsumexp')

@@ -4775,6 +4775,76 @@ class AddrBackward0(NodeBase):
         return self.alpha_
 
 
+def _TrilinearBackward0_0(grad, grads, i1, i2, i3, expand1, expand2, expand3, sumdim):
+    return trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim)
+
+
+class TrilinearBackward0(NodeBase):
+    """Backward of ``_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:63)."""
+
+    __slots__ = ('i1_', 'i2_', 'i3_', 'expand1_', 'expand2_', 'expand3_', 'sumdim_')
+    _tensor_slots = ('i1_', 'i2_', 'i3_')
+    _inputs = ('i1', 'i2', 'i3')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        i1 = _unpack(node, node.i1_, 'TrilinearBackward0')
+        i2 = _unpack(node, node.i2_, 'TrilinearBackward0')
+        i3 = _unpack(node, node.i3_, 'TrilinearBackward0')
+        expand1 = node.expand1_
+        expand2 = node.expand2_
+        expand3 = node.expand3_
+        sumdim = node.sumdim_
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _TrilinearBackward0_0(grad, grads, i1, i2, i3, expand1, expand2, expand3, sumdim)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_i1(self):
+        return _unpack(self, self.i1_, 'TrilinearBackward0')
+
+    @property
+    def _raw_saved_i1(self):
+        return self.i1_
+
+    @property
+    def _saved_i2(self):
+        return _unpack(self, self.i2_, 'TrilinearBackward0')
+
+    @property
+    def _raw_saved_i2(self):
+        return self.i2_
+
+    @property
+    def _saved_i3(self):
+        return _unpack(self, self.i3_, 'TrilinearBackward0')
+
+    @property
+    def _raw_saved_i3(self):
+        return self.i3_
+
+    @property
+    def _saved_expand1(self):
+        return None if self.expand1_ is None else tuple(self.expand1_)
+
+    @property
+    def _saved_expand2(self):
+        return None if self.expand2_ is None else tuple(self.expand2_)
+
+    @property
+    def _saved_expand3(self):
+        return None if self.expand3_ is None else tuple(self.expand3_)
+
+    @property
+    def _saved_sumdim(self):
+        return None if self.sumdim_ is None else tuple(self.sumdim_)
+
+
 def _LinalgLuFactorExBackward0_0(grad, grads, pivot, result):
     return lu_factor_ex_backward(grad, result[0], result[1], pivot)
 
@@ -15346,7 +15416,7 @@ def _LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result):
 
 
 class LogsumexpBackward0(NodeBase):
-    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:45)."""
+    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:49)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15394,7 +15464,7 @@ def _VarBackward0_0(grad, grads, self, dim, correction, keepdim):
 
 
 class VarBackward0(NodeBase):
-    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:48)."""
+    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:52)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
     _tensor_slots = ('self_',)
@@ -15438,7 +15508,7 @@ def _StdBackward0_0(grad, grads, self, dim, correction, keepdim, result):
 
 
 class StdBackward0(NodeBase):
-    """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:51)."""
+    """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:55)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15491,7 +15561,7 @@ def _VarMeanBackward0_0(grad, grads, self, dim, correction, keepdim):
 
 
 class VarMeanBackward0(NodeBase):
-    """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:54)."""
+    """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:58)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
     _tensor_slots = ('self_',)
@@ -15535,7 +15605,7 @@ def _StdMeanBackward0_0(grad, grads, self, dim, correction, keepdim, result):
 
 
 class StdMeanBackward0(NodeBase):
-    """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:57)."""
+    """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:61)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15588,7 +15658,7 @@ def _NormBackward0_0(grad, grads, self, p, result):
 
 
 class NormBackward0(NodeBase):
-    """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:60)."""
+    """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:64)."""
 
     __slots__ = ('self_', 'p_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15631,7 +15701,7 @@ def _NormBackward1_0(grad, grads, self, p, dim, keepdim, result):
 
 
 class NormBackward1(NodeBase):
-    """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:63)."""
+    """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:67)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15684,7 +15754,7 @@ def _NormBackward2_0(grad, grads, self, p, result):
 
 
 class NormBackward2(NodeBase):
-    """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:66)."""
+    """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:70)."""
 
     __slots__ = ('self_', 'p_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15727,7 +15797,7 @@ def _NormBackward3_0(grad, grads, self, p, dim, keepdim, result):
 
 
 class NormBackward3(NodeBase):
-    """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:69)."""
+    """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:73)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15780,7 +15850,7 @@ def _LinalgVectorNormBackward0_0(grad, grads, self, ord, dim, keepdim, result):
 
 
 class LinalgVectorNormBackward0(NodeBase):
-    """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:72)."""
+    """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:76)."""
 
     __slots__ = ('self_', 'ord_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15833,7 +15903,7 @@ def _CumsumBackward0_0(grad, grads, dim, self_dtype):
 
 
 class CumsumBackward0(NodeBase):
-    """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:75)."""
+    """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:79)."""
 
     __slots__ = ('dim_', 'self_dtype_')
     _tensor_slots = ()
@@ -15859,7 +15929,7 @@ def _CumprodBackward0_0(grad, grads, self, dim, self_dtype, result):
 
 
 class CumprodBackward0(NodeBase):
-    """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:79)."""
+    """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:83)."""
 
     __slots__ = ('self_', 'dim_', 'self_dtype_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15903,7 +15973,7 @@ def _NansumBackward0_0(grad, grads, self, dim, keepdim, self_dtype):
 
 
 class NansumBackward0(NodeBase):
-    """Backward of ``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:82)."""
+    """Backward of ``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:86)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'self_dtype_')
     _tensor_slots = ('self_',)
@@ -15943,7 +16013,7 @@ def _AminmaxBackward0_0(grad, grads, self, dim, keepdim, result):
 
 
 class AminmaxBackward0(NodeBase):
-    """Backward of ``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)`` (glasstorch/_ops/derivatives/reduce.yaml:85)."""
+    """Backward of ``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)`` (glasstorch/_ops/derivatives/reduce.yaml:89)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -15999,7 +16069,7 @@ def _LogcumsumexpBackward0_0(grad, grads, self, dim, result):
 
 
 class LogcumsumexpBackward0(NodeBase):
-    """Backward of ``logcumsumexp(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:88)."""
+    """Backward of ``logcumsumexp(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:92)."""
 
     __slots__ = ('self_', 'dim_', 'result_')
     _tensor_slots = ('self_', 'result_')

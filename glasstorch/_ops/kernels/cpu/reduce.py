@@ -43,7 +43,7 @@ __all__ = [
     "std_mean_correction_out", "norm_scalar", "norm_scalar_dtype", "norm_out", "norm_dtype_out", "norm_scalar_out",
     "norm_scalar_dtype_out", "linalg_vector_norm_out", "logsumexp", "logsumexp_out", "all_all_out", "all_dims_out",
     "all_dim_out", "any_all_out", "any_dims_out", "any_dim_out", "count_nonzero", "count_nonzero_dims",
-    "count_nonzero_out", "count_nonzero_dims_out", "cumsum_out", "cumprod_out",
+    "count_nonzero_out", "count_nonzero_dims_out", "cumsum_out", "cumprod_out", "hash_tensor_out",
 ]
 
 # C++ type names (caffe2::TypeMeta) used by structured kernels' "Expected out tensor to have dtype" check
@@ -449,6 +449,31 @@ def amax_out(self, dim, keepdim, out):
 
 def amin_out(self, dim, keepdim, out):
     return _amax("amin", np.minimum, self, dim, keepdim, out)
+
+
+def hash_tensor_out(self, dim, keepdim, mode, out):
+    """``hash_tensor``: the XOR of every reduced element's 64 bits (mode 0, PyTorch's ``xor_sum``).  Floats widen to
+    float64 and integers and bool to int64 first, then the bits are read as uint64; the result is uint64."""
+    if out is not None and out.dtype is not _dt.uint64:
+        raise RuntimeError(f"Expected result to be of dtype uint64, but got {_name(out.dtype)}")
+    if self.numel() == 0:
+        if not dim:
+            raise RuntimeError("hash_tensor: Expected reduction dim to be specified for input.numel() == 0. Specify "
+                               "the reduction dim with the 'dim' argument.")
+        for d in dim:
+            _zero_numel_check(self, d, "hash_tensor")
+    dims = _dims_of(self, dim)
+    out = _reduction_output(self, dims, keepdim, _dt.uint64, out)
+    if _no_data(self, out):
+        return out
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    if self.dtype.is_complex or _dt.is_barebones(self.dtype):
+        raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{_name(self.dtype)}'")
+    a = self.as_numpy()
+    bits = a.astype(_F64).view(np.uint64) if self.dtype.is_floating_point else a.astype(_I64).view(np.uint64)
+    np.bitwise_xor.reduce(bits, axis=_axes(self, dims), out=out.as_numpy(), keepdims=keepdim)
+    return out
 
 
 def _argext(name, fn, self, dim, keepdim, out):
