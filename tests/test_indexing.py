@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from oracle import assert_same
 
 import glasstorch as gt
 from glasstorch._ops import indexing
@@ -425,3 +426,21 @@ EMPTY_INDEX_OPS = {
 @pytest.mark.parametrize("case", EMPTY_INDEX_OPS)
 def test_index_ops_empty_and_zero_dim(case):
     assert _outcome(EMPTY_INDEX_OPS[case], gt) == _outcome(EMPTY_INDEX_OPS[case], torch)
+
+
+@pytest.mark.parametrize("mask, value_shape", [([True, False, False], (1,)), ([True, False, False], (1, 1, 1)),
+                                               ([True, True, False], (2,))])
+def test_setitem_value_with_leading_ones_gets_its_gradient(mask, value_shape):
+    """``y[mask] = value``: a value whose leading 1s setitem drops is viewed through a recorded view (torch's
+    ViewBackward0), so its gradient arrives; a raw view used to cut it off."""
+    got = []
+    for lib in (torch, gt):
+        x = lib.ones(3, requires_grad=True)
+        y = x + 2
+        value = lib.full(value_shape, 7.0, requires_grad=True)
+        y[lib.tensor(mask)] = value
+        y.backward(lib.ones(3))
+        got.append((x.grad, value.grad, y.grad_fn.next_functions[1][0].name()))
+    assert_same(got[1][0], got[0][0])
+    assert_same(got[1][1], got[0][1])
+    assert got[1][2] == got[0][2]

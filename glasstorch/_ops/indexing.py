@@ -288,7 +288,7 @@ def _strip_leading_ones(impl: TensorImpl) -> TensorImpl:
         k += 1
     if k == 0:
         return impl
-    return impl.view_impl(impl.sizes[k:], impl.strides[k:], impl.offset)
+    return aten.view(impl, list(impl.sizes[k:]))  # a recorded view, so a value that requires grad gets its gradient
 
 
 def _copy_to(dst: TensorImpl, src: TensorImpl) -> None:
