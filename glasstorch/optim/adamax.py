@@ -57,7 +57,8 @@ def _init_moments(optimizer, group, params, grads, name, extra_lists, extra_keys
             if name == "NAdam":
                 state["mu_product"] = _scalar_state(1.0, p, group["capturable"])
             for key in extra_keys:
-                state[key] = _fn.zeros_like(p, memory_format=_PRESERVE)
+                if key not in state:
+                    state[key] = _fn.zeros_like(p, memory_format=_PRESERVE)
         for key, out in zip(("step", *extra_keys), extra_lists, strict=True):
             out.append(state[key])
     return has_complex
