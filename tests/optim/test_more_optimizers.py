@@ -28,6 +28,15 @@ CONFIGS = [
     ("RAdam", lambda m: dict(lr=0.01, betas=(0.9, 0.88), weight_decay=0.1, decoupled_weight_decay=True,
                              maximize=True)),
     ("RAdam", lambda m: dict(lr=m.tensor(0.01), betas=(0.9, 0.85))),
+    ("Rprop", lambda m: dict()),
+    ("Rprop", lambda m: dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.08))),
+    ("Rprop", lambda m: dict(lr=m.tensor(0.02), maximize=True)),
+    ("ASGD", lambda m: dict()),
+    # t0=3 starts the averaging (mu < 1) within the run
+    ("ASGD", lambda m: dict(lr=0.05, lambd=1e-2, alpha=0.6, t0=3, weight_decay=0.1)),
+    # a float64 lr tensor: with a float32 one the eta update is a float32 pow, where PyTorch's libm and
+    # glasstorch's kernel round a near-tie differently (an op-level difference, not ASGD's)
+    ("ASGD", lambda m: dict(lr=m.tensor(0.05, dtype=m.float64), t0=2, maximize=True)),
 ]
 
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CONFIGS)]
@@ -59,6 +68,17 @@ def test_params_and_state_match_torch_each_step(name, kwargs_fn, dtype, rtol):
         compare_state_dicts(og.state_dict(), ot.state_dict(), rtol)
 
 
+def _gt_to_torch_tree(value):
+    """A glasstorch state dict with every tensor replaced by an equal torch tensor (same dtype)."""
+    if isinstance(value, gt.Tensor):
+        return torch.tensor(value.tolist(), dtype=getattr(torch, str(value.dtype).removeprefix("torch.")))
+    if isinstance(value, dict):
+        return {k: _gt_to_torch_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_gt_to_torch_tree(v) for v in value)
+    return value
+
+
 @pytest.mark.parametrize("name,kwargs_fn", CONFIGS, ids=IDS)
 def test_state_dict_round_trips_through_torch(name, kwargs_fn):
     pg, og = _build(gt, name, kwargs_fn)
@@ -68,12 +88,7 @@ def test_state_dict_round_trips_through_torch(name, kwargs_fn):
     # glasstorch's state loads into a fresh torch optimizer, and torch's into a fresh glasstorch one
     pt2 = [torch.tensor(p.detach().tolist(), dtype=torch.float64, requires_grad=True) for p in pg]
     ot2 = getattr(torch.optim, name)(pt2, **kwargs_fn(torch))
-    sd = og.state_dict()
-    ot2.load_state_dict({"state": {k: {n: torch.tensor(v.tolist(), dtype=getattr(torch, str(v.dtype).split(".")[-1]))
-                                       if isinstance(v, gt.Tensor) else v for n, v in s.items()}
-                                   for k, s in sd["state"].items()},
-                         "param_groups": [{n: (torch.tensor(v.item()) if isinstance(v, gt.Tensor) else v)
-                                           for n, v in g.items()} for g in sd["param_groups"]]})
+    ot2.load_state_dict(_gt_to_torch_tree(og.state_dict()))
     pg2 = [gt.tensor(p.detach().tolist(), dtype=gt.float64).requires_grad_() for p in pt]
     og2 = getattr(gt.optim, name)(pg2, **kwargs_fn(gt))
     og2.load_state_dict(torch_to_gt_tree(ot.state_dict()))
@@ -133,6 +148,11 @@ def _errors(m):
         lambda: o.RAdam([p], lr=-1.0),
         lambda: o.RAdam([p], eps=-0.1),
         lambda: o.RAdam([p], betas=(-0.1, 0.9)),
+        lambda: o.Rprop([p], lr=-1.0),
+        lambda: o.Rprop([p], etas=(1.0, 1.2)),
+        lambda: o.Rprop([p], etas=(0.5, 1.0)),
+        lambda: o.ASGD([p], lr=-1.0),
+        lambda: o.ASGD([p], weight_decay=-1.0),
     ]
 
 
