@@ -102,7 +102,7 @@ def test_state_dict_round_trips_through_torch(name, kwargs_fn):
     compare_state_dicts(og2.state_dict(), ot2.state_dict())
 
 
-@pytest.mark.parametrize("name", sorted({n for n, _ in CONFIGS}))
+@pytest.mark.parametrize("name", sorted({n for n, _ in CONFIGS} | {"LBFGS"}))
 def test_defaults_and_param_group_keys_match_torch(name):
     og = getattr(gt.optim, name)(make_params(gt))
     ot = getattr(torch.optim, name)(make_params(torch))
@@ -176,3 +176,82 @@ def _step_errors(m):
 @pytest.mark.parametrize("case", range(len(_step_errors(torch))))
 def test_step_errors_match_torch(case):
     assert_same_error(_step_errors(gt)[case], _step_errors(torch)[case])
+
+
+# -- LBFGS: a fixed least-squares problem, the closure recomputing loss and gradients ----------------------------
+
+# few iterations per step: near the optimum the curvature pairs are rounding noise (cancellation), and the
+# libraries' matmul/dot summation orders differ in the last bit, so long runs drift apart (float32 compared
+# to 1e-3: its dot products are reduced in a different order and the two-loop recursion amplifies that)
+_LBFGS_CONFIGS = [
+    dict(max_iter=4),
+    dict(lr=0.5, max_iter=4, history_size=3),
+    dict(max_iter=4, line_search_fn="strong_wolfe"),
+    dict(lr=0.8, max_iter=3, max_eval=5, history_size=2, line_search_fn="strong_wolfe"),
+    dict(max_iter=7, tolerance_grad=1e-1, tolerance_change=1e-2, line_search_fn="strong_wolfe"),
+]
+
+
+def _lbfgs_run(lib, kwargs, dtype, steps=2):
+    gen = torch.Generator().manual_seed(7)
+    a = torch.randn(6, 5, generator=gen, dtype=torch.float64).tolist()
+    b = torch.randn(6, generator=gen, dtype=torch.float64).tolist()
+    dt = getattr(lib, dtype)
+    am, bm = lib.tensor(a, dtype=dt), lib.tensor(b, dtype=dt)
+    w = lib.tensor([0.5, -1.0, 2.0, 0.0, 1.5], dtype=dt).requires_grad_()
+    c = lib.tensor([0.3], dtype=dt).requires_grad_()
+    opt = lib.optim.LBFGS([w, c], **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        r = am @ w + c - bm
+        loss = (r * r).sum() + (w**4).sum() * 0.01
+        loss.backward()
+        return loss
+
+    losses = [float(opt.step(closure)) for _ in range(steps)]
+    return [w, c], opt, losses
+
+
+@pytest.mark.parametrize("dtype,rtol", [("float64", 1e-10), ("float32", 1e-3)])
+@pytest.mark.parametrize("kwargs", _LBFGS_CONFIGS, ids=[str(i) for i in range(len(_LBFGS_CONFIGS))])
+def test_lbfgs_matches_torch(kwargs, dtype, rtol):
+    pg, og, lg = _lbfgs_run(gt, kwargs, dtype)
+    pt, ot, lt = _lbfgs_run(torch, kwargs, dtype)
+    assert lg == pytest.approx(lt, rel=rtol)
+    for a, b in zip(pg, pt, strict=True):
+        compare_tensor(a, b, rtol=rtol)
+    sg, st = og.state_dict(), ot.state_dict()
+    # Python floats (losses; a float t) come from matmul sums whose last bit may differ: compared to rtol
+    for k, v in list(st["state"][0].items()):
+        if isinstance(v, float):
+            assert sg["state"][0].pop(k) == pytest.approx(st["state"][0].pop(k), rel=rtol), k
+    compare_state_dicts(sg, st, rtol)
+
+
+def test_lbfgs_errors_match_torch():
+    def build(m, **kw):
+        return lambda: m.optim.LBFGS([m.ones(2, requires_grad=True)], **kw)
+
+    assert_same_error(build(gt, lr=-1.0), build(torch, lr=-1.0))
+
+    def groups(m):
+        return lambda: m.optim.LBFGS([{"params": [m.ones(1, requires_grad=True)]},
+                                      {"params": [m.ones(1, requires_grad=True)]}])
+
+    assert_same_error(groups(gt), groups(torch))
+
+    def bad_search(m):
+        def run():
+            p = m.ones(2, requires_grad=True)
+            opt = m.optim.LBFGS([p], line_search_fn="armijo")
+
+            def closure():
+                opt.zero_grad()
+                loss = (p * p).sum()
+                loss.backward()
+                return loss
+            opt.step(closure)
+        return run
+
+    assert_same_error(bad_search(gt), bad_search(torch))
