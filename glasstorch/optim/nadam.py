@@ -36,7 +36,7 @@ class NAdam(Optimizer):
         >>> w = torch.zeros(2, requires_grad=True)
         >>> opt = torch.optim.NAdam([w], lr=0.1)
         >>> w.grad = torch.ones(2); opt.step(); w
-        tensor([-0.1000, -0.1000], requires_grad=True)
+        tensor([-0.1056, -0.1056], requires_grad=True)
     """
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
