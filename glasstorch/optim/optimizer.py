@@ -23,6 +23,7 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any
 
+from .. import _functions as _fn
 from .._core.dtype import float32, float64, get_default_dtype
 from .._core.grad_state import state as _grad_state
 from ..autograd.graph import RemovableHandle
@@ -86,6 +87,27 @@ def _get_scalar_dtype(is_fused=None):
     return float64 if get_default_dtype() == float64 else float32
 
 
+def _scalar_state(value, p: Tensor, on_device: bool) -> Tensor:
+    """A 0-dim state entry (``step``, ``mu_product``, ``eta``...) in the step dtype; on ``p``'s device when
+    ``on_device`` (capturable), else on the CPU."""
+    if on_device:
+        return _fn.tensor(value, dtype=_get_scalar_dtype(), device=p.device)
+    return _fn.tensor(value, dtype=_get_scalar_dtype())
+
+
+def _tensorize_state_scalars(optimizer, keys=("step",), always_on_device: bool = False) -> None:
+    """After loading an old state dict: state scalars saved as Python numbers become 0-dim tensors."""
+    for group in optimizer.param_groups:
+        on_device = always_on_device or bool(group.get("capturable", False))
+        for p in group["params"]:
+            p_state = optimizer.state.get(p, [])
+            if len(p_state) == 0:
+                continue
+            for key in keys:
+                if not isinstance(p_state[key], Tensor):
+                    p_state[key] = _scalar_state(float(p_state[key]), p, on_device)
+
+
 def _default_to_fused_or_foreach(params, differentiable: bool, use_fused: bool = False) -> tuple[bool, bool]:
     """PyTorch's choice when the user gave neither flag: foreach only when every param is on a foreach device."""
     if differentiable:
@@ -104,10 +126,13 @@ def _device_dtype_check_for_fused(p: Tensor) -> None:
                            f"{_FUSED_DEVICES} but {p.dtype} and {p.device.type}")
 
 
-def _check_capturable(param: Tensor, step_t: Tensor) -> None:
-    if not (param.device.type == step_t.device.type and param.device.type in _CAPTURABLE_DEVICES):
-        raise AssertionError("If capturable=True, params and state_steps must be on supported devices: "
-                             f"{_CAPTURABLE_DEVICES}.")
+def _check_capturable(param: Tensor, step_t: Tensor, supports_xla: bool = True, what: str = "params and state_steps",
+                      *others: Tensor) -> None:
+    """capturable=True needs ``param``, ``step_t`` (and ``others``) on one capturable device type."""
+    devices = _CAPTURABLE_DEVICES if supports_xla else [d for d in _CAPTURABLE_DEVICES if d != "xla"]
+    types = {t.device.type for t in (param, step_t, *others)}
+    if not (len(types) == 1 and param.device.type in devices):
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
 
 
 def _check_state_steps(state_steps) -> None:
