@@ -87,3 +87,27 @@ def test_forward_ad_complex_to_real_tangent_is_real(fn):
             res[m] = (str(p.dtype), str(t.dtype), t.numpy().copy())
     assert res[glasstorch][:2] == res[torch][:2]
     np.testing.assert_allclose(res[glasstorch][2], res[torch][2], rtol=1e-12, atol=1e-12)
+
+
+def _frozen(m, fn):
+    def run(*args):
+        state = m.get_rng_state()
+        try:
+            return fn(*args)
+        finally:
+            m.set_rng_state(state)
+    return run
+
+
+@pytest.mark.parametrize("fast_mode", [True, False])
+def test_gradcheck_leaves_global_rng_and_rrelu_training_passes(fast_mode):
+    """Fast mode's random directions come from a generator of gradcheck's own, so the global state a random
+    function runs from under freeze_rng_state is the same in every evaluation (as in torch)."""
+    x = np.random.default_rng(1).standard_normal((1, 2, 2))
+    for m in (torch, glasstorch):
+        m.manual_seed(0)
+        module = m.nn.RReLU(0.1, 0.9)
+        inp = m.from_numpy(x.copy()).requires_grad_()
+        before = m.get_rng_state().numpy().copy()
+        assert m.autograd.gradcheck(_frozen(m, module), (inp,), fast_mode=fast_mode, check_forward_ad=True)
+        np.testing.assert_array_equal(m.get_rng_state().numpy(), before)
