@@ -111,3 +111,21 @@ def test_gradcheck_leaves_global_rng_and_rrelu_training_passes(fast_mode):
         before = m.get_rng_state().numpy().copy()
         assert m.autograd.gradcheck(_frozen(m, module), (inp,), fast_mode=fast_mode, check_forward_ad=True)
         np.testing.assert_array_equal(m.get_rng_state().numpy(), before)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_rrelu_inplace_backward(training):
+    x = np.random.default_rng(2).standard_normal((5, 5)).astype(np.float32)
+    g = np.random.default_rng(3).standard_normal((5, 5)).astype(np.float32)
+    res = {}
+    for m in (torch, glasstorch):
+        m.manual_seed(0)
+        inp = m.from_numpy(x.copy()).requires_grad_()
+        r = m.nn.RReLU(inplace=True)
+        r.train(training)
+        out = r(inp + 0)
+        out.backward(m.from_numpy(g.copy()))
+        res[m] = (out.detach().numpy().copy(), inp.grad.numpy().copy())
+    if not training:  # the drawn slopes are each library's own; the mean slope is not
+        np.testing.assert_allclose(res[glasstorch][0], res[torch][0], rtol=1e-6)
+    np.testing.assert_allclose(res[glasstorch][1], res[torch][1], rtol=1e-6)
