@@ -477,8 +477,16 @@ def randn(*args, **kwargs) -> Tensor:
 
 @_dtype_checked
 def randint(*args, size=None, **kwargs) -> Tensor:
-    """Integers uniform in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``; int64 default."""
+    """Integers uniform in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``; int64 default.
+
+    ``low`` and ``high`` may also come by keyword (``randint(low=1, high=5, size=(3,))``)."""
     args = list(args)
+    if "low" in kwargs:
+        if "high" not in kwargs or args:
+            raise TypeError('randint() missing 2 required positional argument: "high", "size"')
+        args = [kwargs.pop("low"), kwargs.pop("high")]
+    elif "high" in kwargs:
+        args.append(kwargs.pop("high"))
     if size is None:
         if len(args) < 2:
             raise TypeError(f"randint() received an invalid combination of arguments - got {len(args)} positional "

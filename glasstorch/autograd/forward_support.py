@@ -162,7 +162,7 @@ def _install(result, out_t) -> None:
         if type(out_t) is tuple:
             out_t = out_t[0]
         if out_t is not None and (result.dtype.is_floating_point or result.dtype.is_complex):
-            set_fw_grad(result, out_t)
+            set_fw_grad(result, _r_to_c(result, out_t))
         return
     if not isinstance(result, (list, tuple)):
         return
@@ -171,11 +171,20 @@ def _install(result, out_t) -> None:
         _install(r, t)
 
 
+def _r_to_c(result, t):
+    """A real output keeps the real part of a complex tangent (PyTorch's ``handle_r_to_c``, which its formulas for
+    complex-to-real ops such as ``abs`` spell out; done here once for every formula)."""
+    if t.dtype.is_complex and not result.dtype.is_complex:
+        return aten.real(t)
+    return t
+
+
 def _install_inplace(self, t) -> None:
     if type(t) is tuple:
         t = t[0]
     if t is None or not (self.dtype.is_floating_point or self.dtype.is_complex):
         return
+    t = _r_to_c(self, t)
     existing = fw_grad(self)
     if existing is None:
         set_fw_grad(self, t, 0, is_inplace=True)

@@ -472,18 +472,21 @@ def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
 
 
 def _random_directions(diff, outputs):
-    """Fast mode's random unit ``u`` per input that requires grad and unit ``v`` per differentiable output."""
-    return [_unit_vector(x) for x in diff], [_unit_vector(o) for o in outputs]
+    """Fast mode's random unit ``u`` per input that requires grad and unit ``v`` per differentiable output, drawn
+    from a generator of their own (as PyTorch's ``_make_vectors``): the global one is left as it was, so a random
+    function (RReLU in training, under ``freeze_rng_state``) draws the same values in every evaluation."""
+    gen = _torch().Generator()
+    return [_unit_vector(x, gen) for x in diff], [_unit_vector(o, gen) for o in outputs]
 
 
-def _unit_vector(x):
+def _unit_vector(x, gen):
     """PyTorch's ``_vec_from_tensor``: uniform entries scaled to norm 1 (so the absolute tolerance means the same
     at every size); for a sparse ``x`` only its specified elements are drawn (a dense ``u``, zero elsewhere)."""
     torch = _torch()
     if x.layout is strided:
-        u = torch.rand(x.shape, dtype=x.dtype)
+        u = torch.rand(x.shape, dtype=x.dtype, generator=gen)
         return u / u.norm() if u.numel() else u
-    step = _unit_vector(_values_alias(x))
+    step = _unit_vector(_values_alias(x), gen)
     flat = torch.zeros(x.numel(), dtype=x.dtype)
     flat.index_put_((torch.tensor(value_positions(x._impl)),), step.reshape(-1), accumulate=True)
     return flat.reshape(x.shape)
@@ -524,7 +527,8 @@ def _fast_forward_ad_check(func, func_out, inputs, outputs, eps, rtol, atol) -> 
     if not keep or any(x.is_complex() for x in diff):
         _forward_ad_checks(func, func_out, inputs, outputs, eps, rtol, atol)
         return
-    us = [_unit_vector(x) for x in diff]
+    gen = _torch().Generator()  # the global generator untouched (PyTorch's _make_vectors)
+    us = [_unit_vector(x, gen) for x in diff]
     num = _numerical_jvps(func, func_out, inputs, diff, us, eps)
     positions = [k for k, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
     agree = True
@@ -736,11 +740,12 @@ def _test_undefined_forward_mode(func, inputs) -> None:
     the output tangents must agree wherever both are defined (PyTorch's ``_test_undefined_forward_mode``)."""
     torch = _torch()
     diff = [k for k, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
+    gen = torch.Generator()
     with _fwad.dual_level():
         duals = list(inputs)
         for k in diff:
             x = inputs[k]
-            duals[k] = _fwad.make_dual(x.detach(), _unit_vector(x.detach()))
+            duals[k] = _fwad.make_dual(x.detach(), _unit_vector(x.detach(), gen))
         for k in diff:
             x = inputs[k]
             kept = duals[k]

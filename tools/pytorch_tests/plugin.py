@@ -10,7 +10,8 @@
   ``TestCase.assertEqual`` converts glasstorch tensors, dtypes, devices, sizes and storages to torch's before
   comparing (torch's rules and messages decide), and ``genSparseTensor`` builds with torch and converts;
   parametrized tests are named as in torch's run, and the dtype decorators accept glasstorch dtypes;
-  ``compare_with_numpy`` runs with its module's ``torch`` bound to glasstorch.
+  ``compare_with_numpy`` runs with its module's ``torch`` bound to glasstorch; ``set_rng_seed`` (each test's
+  setUp) seeds glasstorch's generator as well as torch's.
 """
 
 from __future__ import annotations
@@ -60,6 +61,16 @@ def _install_glass_adapters():
             return to_glass(x), to_glass(i), to_glass(v)
 
         TestCase.genSparseTensor = genSparseTensor
+
+    # The harness seeds torch's generator before each test (``TestCase.setUp``, ``@seed``); the test's randomness
+    # is glasstorch's, so its generator gets the same seed.
+    original_seed = common_utils.set_rng_seed
+
+    def set_rng_seed(seed=None):
+        original_seed(seed)
+        glasstorch.manual_seed(common_utils.SEED if seed is None else seed)
+
+    common_utils.set_rng_seed = set_rng_seed
 
 
 def _naming_value(value):

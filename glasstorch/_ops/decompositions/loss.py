@@ -208,7 +208,7 @@ def cosine_embedding_loss(input1, input2, target, margin, reduction):
     if tdim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     want = 2 if tdim == 1 else 1
-    if len(input1.sizes) != want:
+    if len(input1.sizes) != want or len(input2.sizes) != want:
         raise RuntimeError(f"{tdim}D target tensor expects {want}D input tensors, but found inputs with sizes "
                            f"{_fmt(input1.sizes)} and {_fmt(input2.sizes)}.")
 

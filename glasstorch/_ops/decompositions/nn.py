@@ -291,7 +291,9 @@ def rrelu(self, lower, upper, training, generator):
 
 
 def rrelu_(self, lower, upper, training, generator):
-    return aten.copy_(self, rrelu(self, lower, upper, training, generator), False)
+    # The functional op saves its input for backward; a clone keeps that saved value apart from ``self``, which
+    # the copy overwrites (PyTorch's rrelu_with_noise_ saves its result instead; the gradient is the same).
+    return aten.copy_(self, rrelu(aten.clone(self, None), lower, upper, training, generator), False)
 
 
 # -- dropout ------------------------------------------------------------------------------------------------

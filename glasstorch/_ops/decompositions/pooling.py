@@ -140,8 +140,15 @@ def _upsample_output_size(input, output_size, scale_factors, n):
     if scale_factors is not None:
         if len(scale_factors) != n:
             raise RuntimeError(f"Expected scale_factors to have {n} elements, but got {len(scale_factors)}")
-        return [int(input.sizes[i + 2] * scale_factors[i]) for i in range(n)]
+        return [_to_int64(input.sizes[i + 2] * scale_factors[i]) for i in range(n)]
     raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+
+
+def _to_int64(value):
+    """``value`` truncated to an int64, as c10's checked Scalar conversion (an overflow is an error, not a wrap)."""
+    if not -2.0 ** 63 <= value < 2.0 ** 63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return int(value)
 
 
 def _vec(name, n, align):

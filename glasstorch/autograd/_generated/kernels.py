@@ -6073,7 +6073,7 @@ register_autograd('aten::rrelu_with_noise', _autograd_rrelu_with_noise)
 
 
 _op_rrelu_with_noise_functional = _get_op('aten::rrelu_with_noise_functional')
-_fw_rrelu_with_noise_functional = FwSpec(_op_rrelu_with_noise_functional, (0,), (False,), 'functional', None)
+_fw_rrelu_with_noise_functional = FwSpec(_op_rrelu_with_noise_functional, (0,), (False,), 'functional', _n._RreluWithNoiseFunctionalBackward0_jvp)
 
 
 def _autograd_rrelu_with_noise_functional(ks, self, noise, lower, upper, training, generator):

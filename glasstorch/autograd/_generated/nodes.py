@@ -7549,12 +7549,16 @@ class RreluWithNoiseFunctionalBackward0(NodeBase):
         return self.training_
 
 
+def _RreluWithNoiseFunctionalBackward0_jvp(self_p, self_t, noise, lower, upper, training, generator, result):
+    return (rrelu_with_noise_backward(self_t, self_p, result[1], lower, upper, training), None)
+
+
 def _HardshrinkBackward0_0(grad, grads, self, lambd):
     return hardshrink_backward(grad, self, lambd)
 
 
 class HardshrinkBackward0(NodeBase):
-    """Backward of ``hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:86)."""
+    """Backward of ``hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:87)."""
 
     __slots__ = ('self_', 'lambd_')
     _tensor_slots = ('self_',)
@@ -7596,7 +7600,7 @@ def _HardshrinkBackwardBackward0_1(grad, grads, self, lambd):
 
 
 class HardshrinkBackwardBackward0(NodeBase):
-    """Backward of ``hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:90)."""
+    """Backward of ``hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:91)."""
 
     __slots__ = ('self_', 'lambd_')
     _tensor_slots = ('self_',)
@@ -7632,7 +7636,7 @@ def _SoftshrinkBackward0_0(grad, grads, self, lambd):
 
 
 class SoftshrinkBackward0(NodeBase):
-    """Backward of ``softshrink(Tensor self, Scalar lambd=0.5) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:94)."""
+    """Backward of ``softshrink(Tensor self, Scalar lambd=0.5) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:95)."""
 
     __slots__ = ('self_', 'lambd_')
     _tensor_slots = ('self_',)
@@ -7674,7 +7678,7 @@ def _SoftshrinkBackwardBackward0_1(grad, grads, self, lambd):
 
 
 class SoftshrinkBackwardBackward0(NodeBase):
-    """Backward of ``softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:98)."""
+    """Backward of ``softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:99)."""
 
     __slots__ = ('self_', 'lambd_')
     _tensor_slots = ('self_',)
@@ -7714,7 +7718,7 @@ def _HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackwardBackward0(NodeBase):
-    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:102)."""
+    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:103)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -7755,7 +7759,7 @@ def _HardsigmoidBackward0_0(grad, grads, self):
 
 
 class HardsigmoidBackward0(NodeBase):
-    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:109)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7788,7 +7792,7 @@ def _HardswishBackward0_0(grad, grads, self):
 
 
 class HardswishBackward0(NodeBase):
-    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:113)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7825,7 +7829,7 @@ def _HardswishBackwardBackward0_1(grad, grads, grad_output, self):
 
 
 class HardswishBackwardBackward0(NodeBase):
-    """Backward of ``hardswish_backward(Tensor grad_output, Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
+    """Backward of ``hardswish_backward(Tensor grad_output, Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:117)."""
 
     __slots__ = ('grad_output_', 'self_')
     _tensor_slots = ('grad_output_', 'self_')
@@ -7865,7 +7869,7 @@ def _LogSigmoidBackward0_0(grad, grads, self, result):
 
 
 class LogSigmoidBackward0(NodeBase):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:120)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:121)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -7907,7 +7911,7 @@ def _LogSigmoidBackwardBackward0_1(grad, grads, grad_output, self, buffer):
 
 
 class LogSigmoidBackwardBackward0(NodeBase):
-    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:124)."""
+    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:125)."""
 
     __slots__ = ('grad_output_', 'self_', 'buffer_')
     _tensor_slots = ('grad_output_', 'self_', 'buffer_')
@@ -7956,7 +7960,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(NodeBase):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:128)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
 
     __slots__ = ('self_', 'dim_')
     _tensor_slots = ('self_',)
@@ -7990,7 +7994,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, self_dtype, result):
 
 
 class SoftmaxBackward0(NodeBase):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:132)."""
 
     __slots__ = ('dim_', 'self_dtype_', 'result_')
     _tensor_slots = ('result_',)
@@ -8033,7 +8037,7 @@ def _SoftmaxBackwardDataBackward0_1(grad, grads, grad_output, output, dim, input
 
 
 class SoftmaxBackwardDataBackward0(NodeBase):
-    """Backward of ``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
+    """Backward of ``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:136)."""
 
     __slots__ = ('grad_output_', 'output_', 'dim_', 'input_dtype_')
     _tensor_slots = ('grad_output_', 'output_')
@@ -8083,7 +8087,7 @@ def _SafeSoftmaxBackward0_0(grad, grads, dim, self_dtype, result):
 
 
 class SafeSoftmaxBackward0(NodeBase):
-    """Backward of ``_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:139)."""
+    """Backward of ``_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:140)."""
 
     __slots__ = ('dim_', 'self_dtype_', 'result_')
     _tensor_slots = ('result_',)
@@ -8118,7 +8122,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, self_dtype, result):
 
 
 class LogSoftmaxBackward0(NodeBase):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:142)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:143)."""
 
     __slots__ = ('dim_', 'self_dtype_', 'result_')
     _tensor_slots = ('result_',)
@@ -8161,7 +8165,7 @@ def _LogSoftmaxBackwardDataBackward0_1(grad, grads, grad_output, output, dim):
 
 
 class LogSoftmaxBackwardDataBackward0(NodeBase):
-    """Backward of ``_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:146)."""
+    """Backward of ``_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:147)."""
 
     __slots__ = ('grad_output_', 'output_', 'dim_')
     _tensor_slots = ('grad_output_', 'output_')
@@ -8206,7 +8210,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(NodeBase):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:151)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -8287,7 +8291,7 @@ def _NativeLayerNormBackwardBackward0_0(grad, grads):
 
 
 class NativeLayerNormBackwardBackward0(NodeBase):
-    """Backward of ``native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:156)."""
+    """Backward of ``native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:157)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8310,7 +8314,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(NodeBase):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:159)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:160)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -8364,7 +8368,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(NodeBase):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:162)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:163)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8463,7 +8467,7 @@ def _NativeBatchNormBackwardBackward0_0(grad, grads):
 
 
 class NativeBatchNormBackwardBackward0(NodeBase):
-    """Backward of ``native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:168)."""
+    """Backward of ``native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:169)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8486,7 +8490,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:171)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:172)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8585,7 +8589,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(NodeBase):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:176)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:177)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -8666,7 +8670,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(NodeBase):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:181)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:182)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8760,7 +8764,7 @@ def _BatchNormWithUpdateBackward0_0(grad, grads, input, weight, bias, running_me
 
 
 class BatchNormWithUpdateBackward0(NodeBase):
-    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:186)."""
+    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:187)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -8850,7 +8854,7 @@ def _NativeGroupNormBackwardBackward0_0(grad, grads):
 
 
 class NativeGroupNormBackwardBackward0(NodeBase):
-    """Backward of ``native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:191)."""
+    """Backward of ``native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:192)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8873,7 +8877,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(NodeBase):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:194)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:195)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -8960,7 +8964,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(NodeBase):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:197)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:198)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -9007,7 +9011,7 @@ def _NativeDropoutBackwardBackward0_1(grad, grads, grad_output, mask, scale):
 
 
 class NativeDropoutBackwardBackward0(NodeBase):
-    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:202)."""
+    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:203)."""
 
     __slots__ = ('grad_output_', 'mask_', 'scale_')
     _tensor_slots = ('grad_output_', 'mask_')
@@ -9052,7 +9056,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(NodeBase):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:206)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:207)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'sparse_', 'weight_argsize_0_')
     _tensor_slots = ('indices_',)
@@ -9101,7 +9105,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(NodeBase):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:213)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:214)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9121,7 +9125,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(NodeBase):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:217)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:218)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')

@@ -115,7 +115,8 @@ def _alpha(lp, primes, valid, il, tl, neginf):
     started = il_a > 0
     alpha[started, 0, 0] = emit[started, 0, 0]
     first = started & (tl_a > 0)
-    alpha[first, 0, 1] = emit[first, 0, 1]
+    if first.any():  # with every target empty there is no second state to index (S == 1)
+        alpha[first, 0, 1] = emit[first, 0, 1]
     skip = np.zeros((B, S), bool)
     skip[:, 2:] = primes[:, :-2] != primes[:, 2:]
     for t in range(1, T):
