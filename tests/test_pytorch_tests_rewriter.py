@@ -15,6 +15,7 @@ from torch.testing._internal import common_utils
 
 import glasstorch
 from tools.pytorch_tests import mapping, runtime
+from tools.pytorch_tests.adapters.convert import to_glass, to_torch
 from tools.pytorch_tests.rewriter import rewrite_source
 from tools.pytorch_tests.runtime import GlassMissing, GlassModule, Missing
 
@@ -101,3 +102,14 @@ def test_a_name_glasstorch_lacks_fails_only_where_used(monkeypatch):
         placeholder()
     with pytest.raises(AttributeError):
         env["torch"].no_such_name_in_torch_either  # noqa: B018
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+                                  "float8_e5m2fnuz"])
+def test_adapter_converts_numpyless_dtypes_both_ways(name):
+    """The harness boundary carries dtypes numpy lacks by an exact widening: the bytes come back as they went."""
+    t = torch.randn(4, 3).to(getattr(torch, name))[:, ::2]
+    g = to_glass(t)
+    assert (str(g.dtype), g.shape, g.stride()) == (str(t.dtype), t.shape, t.stride())
+    back = to_torch(g)
+    assert torch.equal(back.contiguous().view(torch.uint8), t.contiguous().view(torch.uint8))

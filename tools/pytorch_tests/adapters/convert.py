@@ -11,7 +11,9 @@ import glasstorch
 from tools.pytorch_tests.runtime import Missing
 
 # dtypes numpy cannot hold: copied through a wider dtype that holds every value exactly.
-_WIDEN = {"bfloat16": "float32", "float16": "float32", "complex32": "complex64"}
+# dtypes numpy cannot carry across: widened exactly (float8 values are all float32 values) and narrowed back
+_WIDEN = {"bfloat16": "float32", "float16": "float32", "complex32": "complex64",
+          **dict.fromkeys(("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"), "float32")}
 
 
 def dtype_name(dtype) -> str:
