@@ -56,11 +56,11 @@ _CUDA_POLICIES = {
              # the upsampling operators (not their .vec overloads), as torch's CUDA fp32 list
              "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
              "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
-             "upsample_trilinear3d", "upsample_bicubic2d"),
+             "upsample_trilinear3d", "upsample_bicubic2d", "_upsample_bilinear2d_aa"),
     "fp32_set_opt_dtype": ("cumprod", "cumsum", "linalg_vector_norm", "log_softmax.int", "prod", "prod.dim_int",
                            "softmax.int", "sum", "sum.dim_IntList"),
-    "promote": ("addcdiv", "addcmul", "atan2", "cross", "dot", "grid_sampler", "index_put", "scatter_add", "tensordot",
-                "vdot"),
+    "promote": ("addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "grid_sampler", "index_put", "scatter_add",
+                "tensordot", "vdot"),
     "banned": ("binary_cross_entropy",),
 }
 _CUDA_POLICIES["lower_precision_fp"] += ("linalg_multi_dot", "linalg_vecdot")
@@ -98,7 +98,8 @@ POLICIES = {
                  "adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "max_pool3d", "max_unpool2d",
                  "max_unpool3d", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
                  # the quantiles, as in torch's CPU fp32 list
-                 "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar", "cdist"),
+                 "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar", "cdist",
+                 "fractional_max_pool2d", "fractional_max_pool3d", "ctc_loss.IntList", "ctc_loss.Tensor"),
         "promote": ("cat", "stack", "index_copy"),
     },
     "cuda": _CUDA_POLICIES,

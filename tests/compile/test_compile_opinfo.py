@@ -78,6 +78,11 @@ KNOWN_FAILURES.update({k: "functionalize: slice_inverse's size argument is a ten
                        for k in _aot_and_inductor(f"ops.aten.slice_inverse-{kind}", "")})
 KNOWN_FAILURES.update(_aot_and_inductor("as_strided_copy-float32",
                                         "backward trace breaks on as_strided_backward's index accumulation"))
+# Found when batch norm's out= overloads landed (2026-12-02, session 5): the functional overload of
+# _native_batch_norm_legit.out still writes the running stats in place; torch functionalizes it through
+# _native_batch_norm_legit_functional, which glasstorch does not have yet.
+KNOWN_FAILURES.update(_aot_and_inductor("_native_batch_norm_legit.out-float32",
+                                        "functionalize: no functional overload of _native_batch_norm_legit.out"))
 
 
 def _entries() -> list[tuple[str, object]]:

@@ -2211,6 +2211,28 @@ def _autograd__foreach_maximum_Scalar(ks, self, scalar):
 register_autograd('aten::_foreach_maximum.Scalar', _autograd__foreach_maximum_Scalar)
 
 
+_op__foreach_maximum_ScalarList = _get_op('aten::_foreach_maximum.ScalarList')
+_fw__foreach_maximum_ScalarList = FwSpec(_op__foreach_maximum_ScalarList, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_maximum_ScalarList(ks, self, scalars):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_maximum_ScalarList, _autograd__foreach_maximum_ScalarList, ks, self, scalars)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachMaximumBackward1()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.scalars_ = scalars
+        result = _op__foreach_maximum_ScalarList.redispatch(ks, self, scalars)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_maximum_ScalarList.redispatch(ks, self, scalars)
+
+
+register_autograd('aten::_foreach_maximum.ScalarList', _autograd__foreach_maximum_ScalarList)
+
+
 _op__foreach_maximum_List = _get_op('aten::_foreach_maximum.List')
 _fw__foreach_maximum_List = FwSpec(_op__foreach_maximum_List, (0, 1), (True, True), 'functional', None)
 
@@ -2219,7 +2241,7 @@ def _autograd__foreach_maximum_List(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw__foreach_maximum_List, _autograd__foreach_maximum_List, ks, self, other)
     if (any(type(t) is _TI and t.autograd is not None for t in self) or any(type(t) is _TI and t.autograd is not None for t in other)) and _gs.enabled and requires_grad_any(*self, *other):
-        node = _n.ForeachMaximumBackward1()
+        node = _n.ForeachMaximumBackward2()
         node.next_edges = record.edges(*self, *other)
         node.self_size_ = len(self)
         node.other_size_ = len(other)
@@ -2232,28 +2254,6 @@ def _autograd__foreach_maximum_List(ks, self, other):
 
 
 register_autograd('aten::_foreach_maximum.List', _autograd__foreach_maximum_List)
-
-
-_op__foreach_maximum_ScalarList = _get_op('aten::_foreach_maximum.ScalarList')
-_fw__foreach_maximum_ScalarList = FwSpec(_op__foreach_maximum_ScalarList, (0,), (True,), 'functional', None)
-
-
-def _autograd__foreach_maximum_ScalarList(ks, self, scalars):
-    if _fw.level >= 0 and _gs.fw_grad_mode:
-        return forward_call(_fw__foreach_maximum_ScalarList, _autograd__foreach_maximum_ScalarList, ks, self, scalars)
-    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
-        node = _n.ForeachMaximumBackward2()
-        node.next_edges = record.edges(*self)
-        node.self_size_ = len(self)
-        node.self_ = tuple(record.save(t) for t in self)
-        node.scalars_ = scalars
-        result = _op__foreach_maximum_ScalarList.redispatch(ks, self, scalars)
-        record.history(result, node, None)
-        return result
-    return _op__foreach_maximum_ScalarList.redispatch(ks, self, scalars)
-
-
-register_autograd('aten::_foreach_maximum.ScalarList', _autograd__foreach_maximum_ScalarList)
 
 
 _op__foreach_minimum_Scalar = _get_op('aten::_foreach_minimum.Scalar')
@@ -2278,6 +2278,28 @@ def _autograd__foreach_minimum_Scalar(ks, self, scalar):
 register_autograd('aten::_foreach_minimum.Scalar', _autograd__foreach_minimum_Scalar)
 
 
+_op__foreach_minimum_ScalarList = _get_op('aten::_foreach_minimum.ScalarList')
+_fw__foreach_minimum_ScalarList = FwSpec(_op__foreach_minimum_ScalarList, (0,), (True,), 'functional', None)
+
+
+def _autograd__foreach_minimum_ScalarList(ks, self, scalars):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__foreach_minimum_ScalarList, _autograd__foreach_minimum_ScalarList, ks, self, scalars)
+    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
+        node = _n.ForeachMinimumBackward1()
+        node.next_edges = record.edges(*self)
+        node.self_size_ = len(self)
+        node.self_ = tuple(record.save(t) for t in self)
+        node.scalars_ = scalars
+        result = _op__foreach_minimum_ScalarList.redispatch(ks, self, scalars)
+        record.history(result, node, None)
+        return result
+    return _op__foreach_minimum_ScalarList.redispatch(ks, self, scalars)
+
+
+register_autograd('aten::_foreach_minimum.ScalarList', _autograd__foreach_minimum_ScalarList)
+
+
 _op__foreach_minimum_List = _get_op('aten::_foreach_minimum.List')
 _fw__foreach_minimum_List = FwSpec(_op__foreach_minimum_List, (0, 1), (True, True), 'functional', None)
 
@@ -2286,7 +2308,7 @@ def _autograd__foreach_minimum_List(ks, self, other):
     if _fw.level >= 0 and _gs.fw_grad_mode:
         return forward_call(_fw__foreach_minimum_List, _autograd__foreach_minimum_List, ks, self, other)
     if (any(type(t) is _TI and t.autograd is not None for t in self) or any(type(t) is _TI and t.autograd is not None for t in other)) and _gs.enabled and requires_grad_any(*self, *other):
-        node = _n.ForeachMinimumBackward1()
+        node = _n.ForeachMinimumBackward2()
         node.next_edges = record.edges(*self, *other)
         node.self_size_ = len(self)
         node.other_size_ = len(other)
@@ -2299,28 +2321,6 @@ def _autograd__foreach_minimum_List(ks, self, other):
 
 
 register_autograd('aten::_foreach_minimum.List', _autograd__foreach_minimum_List)
-
-
-_op__foreach_minimum_ScalarList = _get_op('aten::_foreach_minimum.ScalarList')
-_fw__foreach_minimum_ScalarList = FwSpec(_op__foreach_minimum_ScalarList, (0,), (True,), 'functional', None)
-
-
-def _autograd__foreach_minimum_ScalarList(ks, self, scalars):
-    if _fw.level >= 0 and _gs.fw_grad_mode:
-        return forward_call(_fw__foreach_minimum_ScalarList, _autograd__foreach_minimum_ScalarList, ks, self, scalars)
-    if any(type(t) is _TI and t.autograd is not None for t in self) and _gs.enabled and requires_grad_any(*self):
-        node = _n.ForeachMinimumBackward2()
-        node.next_edges = record.edges(*self)
-        node.self_size_ = len(self)
-        node.self_ = tuple(record.save(t) for t in self)
-        node.scalars_ = scalars
-        result = _op__foreach_minimum_ScalarList.redispatch(ks, self, scalars)
-        record.history(result, node, None)
-        return result
-    return _op__foreach_minimum_ScalarList.redispatch(ks, self, scalars)
-
-
-register_autograd('aten::_foreach_minimum.ScalarList', _autograd__foreach_minimum_ScalarList)
 
 
 _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')

@@ -2960,33 +2960,26 @@ class ForeachMaximumBackward0(NodeBase):
         return self.scalar_
 
 
-def _ForeachMaximumBackward1_0(grad, grads, self, other):
-    return [None if grad is None else minmax_backward(grad, self, other, True) for grad, self, other in zip(grads, self, other)]
-
-
-def _ForeachMaximumBackward1_1(grad, grads, self, other):
-    return [None if grad is None else minmax_backward(grad, other, self, True) for grad, self, other in zip(grads, self, other)]
+def _ForeachMaximumBackward1_0(grad, grads, self, scalars):
+    return [None if grad is None else where(self == s, grad / 2, grad).masked_fill(self < s, 0) for grad, self, s in zip(grads, self, scalars)]
 
 
 class ForeachMaximumBackward1(NodeBase):
-    """Backward of ``_foreach_maximum.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:124)."""
+    """Backward of ``_foreach_maximum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:124)."""
 
-    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
-    _tensor_slots = ('self_', 'other_')
-    _inputs = ('self', 'other')
+    __slots__ = ('self_', 'scalars_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        other = _unpack(node, node.other_, 'ForeachMaximumBackward1')
         self = _unpack(node, node.self_, 'ForeachMaximumBackward1')
+        scalars = node.scalars_
         n_self = node.self_size_
-        n_other = node.other_size_
-        out = [None] * (n_self + n_other)
+        out = [None] * n_self
         if any(node.should_compute_output(i) for i in range(n_self)):
-            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward1_0(grad, grads, self, other)]
-        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
-            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachMaximumBackward1_1(grad, grads, self, other)]
+            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward1_0(grad, grads, self, scalars)]
         return out
 
     @property
@@ -2998,34 +2991,37 @@ class ForeachMaximumBackward1(NodeBase):
         return self.self_
 
     @property
-    def _saved_other(self):
-        return _unpack(self, self.other_, 'ForeachMaximumBackward1')
-
-    @property
-    def _raw_saved_other(self):
-        return self.other_
+    def _saved_scalars(self):
+        return None if self.scalars_ is None else tuple(self.scalars_)
 
 
-def _ForeachMaximumBackward2_0(grad, grads, self, scalars):
-    return [None if grad is None else where(self == s, grad / 2, grad).masked_fill(self < s, 0) for grad, self, s in zip(grads, self, scalars)]
+def _ForeachMaximumBackward2_0(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, self, other, True) for grad, self, other in zip(grads, self, other)]
+
+
+def _ForeachMaximumBackward2_1(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, other, self, True) for grad, self, other in zip(grads, self, other)]
 
 
 class ForeachMaximumBackward2(NodeBase):
-    """Backward of ``_foreach_maximum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:128)."""
+    """Backward of ``_foreach_maximum.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:127)."""
 
-    __slots__ = ('self_', 'scalars_', 'self_size_')
-    _tensor_slots = ('self_',)
-    _inputs = ('self',)
+    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        other = _unpack(node, node.other_, 'ForeachMaximumBackward2')
         self = _unpack(node, node.self_, 'ForeachMaximumBackward2')
-        scalars = node.scalars_
         n_self = node.self_size_
-        out = [None] * n_self
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
         if any(node.should_compute_output(i) for i in range(n_self)):
-            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward2_0(grad, grads, self, scalars)]
+            out[0:n_self] = [unwrap(g) for g in _ForeachMaximumBackward2_0(grad, grads, self, other)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachMaximumBackward2_1(grad, grads, self, other)]
         return out
 
     @property
@@ -3037,8 +3033,12 @@ class ForeachMaximumBackward2(NodeBase):
         return self.self_
 
     @property
-    def _saved_scalars(self):
-        return None if self.scalars_ is None else tuple(self.scalars_)
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'ForeachMaximumBackward2')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
 
 
 def _ForeachMinimumBackward0_0(grad, grads, self, scalar):
@@ -3076,33 +3076,26 @@ class ForeachMinimumBackward0(NodeBase):
         return self.scalar_
 
 
-def _ForeachMinimumBackward1_0(grad, grads, self, other):
-    return [None if grad is None else minmax_backward(grad, self, other, False) for grad, self, other in zip(grads, self, other)]
-
-
-def _ForeachMinimumBackward1_1(grad, grads, self, other):
-    return [None if grad is None else minmax_backward(grad, other, self, False) for grad, self, other in zip(grads, self, other)]
+def _ForeachMinimumBackward1_0(grad, grads, self, scalars):
+    return [None if grad is None else where(self == s, grad / 2, grad).masked_fill(self > s, 0) for grad, self, s in zip(grads, self, scalars)]
 
 
 class ForeachMinimumBackward1(NodeBase):
-    """Backward of ``_foreach_minimum.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:134)."""
+    """Backward of ``_foreach_minimum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:134)."""
 
-    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
-    _tensor_slots = ('self_', 'other_')
-    _inputs = ('self', 'other')
+    __slots__ = ('self_', 'scalars_', 'self_size_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        other = _unpack(node, node.other_, 'ForeachMinimumBackward1')
         self = _unpack(node, node.self_, 'ForeachMinimumBackward1')
+        scalars = node.scalars_
         n_self = node.self_size_
-        n_other = node.other_size_
-        out = [None] * (n_self + n_other)
+        out = [None] * n_self
         if any(node.should_compute_output(i) for i in range(n_self)):
-            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward1_0(grad, grads, self, other)]
-        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
-            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachMinimumBackward1_1(grad, grads, self, other)]
+            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward1_0(grad, grads, self, scalars)]
         return out
 
     @property
@@ -3114,34 +3107,37 @@ class ForeachMinimumBackward1(NodeBase):
         return self.self_
 
     @property
-    def _saved_other(self):
-        return _unpack(self, self.other_, 'ForeachMinimumBackward1')
-
-    @property
-    def _raw_saved_other(self):
-        return self.other_
+    def _saved_scalars(self):
+        return None if self.scalars_ is None else tuple(self.scalars_)
 
 
-def _ForeachMinimumBackward2_0(grad, grads, self, scalars):
-    return [None if grad is None else where(self == s, grad / 2, grad).masked_fill(self > s, 0) for grad, self, s in zip(grads, self, scalars)]
+def _ForeachMinimumBackward2_0(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, self, other, False) for grad, self, other in zip(grads, self, other)]
+
+
+def _ForeachMinimumBackward2_1(grad, grads, self, other):
+    return [None if grad is None else minmax_backward(grad, other, self, False) for grad, self, other in zip(grads, self, other)]
 
 
 class ForeachMinimumBackward2(NodeBase):
-    """Backward of ``_foreach_minimum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:138)."""
+    """Backward of ``_foreach_minimum.List(Tensor[] self, Tensor[] other) -> Tensor[]`` (glasstorch/_ops/derivatives/foreach.yaml:137)."""
 
-    __slots__ = ('self_', 'scalars_', 'self_size_')
-    _tensor_slots = ('self_',)
-    _inputs = ('self',)
+    __slots__ = ('self_', 'other_', 'self_size_', 'other_size_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        other = _unpack(node, node.other_, 'ForeachMinimumBackward2')
         self = _unpack(node, node.self_, 'ForeachMinimumBackward2')
-        scalars = node.scalars_
         n_self = node.self_size_
-        out = [None] * n_self
+        n_other = node.other_size_
+        out = [None] * (n_self + n_other)
         if any(node.should_compute_output(i) for i in range(n_self)):
-            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward2_0(grad, grads, self, scalars)]
+            out[0:n_self] = [unwrap(g) for g in _ForeachMinimumBackward2_0(grad, grads, self, other)]
+        if any(node.should_compute_output(i) for i in range(n_self, n_self + n_other)):
+            out[n_self:n_self + n_other] = [unwrap(g) for g in _ForeachMinimumBackward2_1(grad, grads, self, other)]
         return out
 
     @property
@@ -3153,8 +3149,12 @@ class ForeachMinimumBackward2(NodeBase):
         return self.self_
 
     @property
-    def _saved_scalars(self):
-        return None if self.scalars_ is None else tuple(self.scalars_)
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'ForeachMinimumBackward2')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
 
 
 def _MaskedFillBackward0_0(grad, grads, mask):
