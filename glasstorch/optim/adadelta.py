@@ -17,6 +17,7 @@ from .optimizer import (
     Optimizer,
     _check_capturable,
     _check_state_steps,
+    _params_with_dense_grads,
     _resolve_impl,
     _run_closure,
     _scalar_state,
@@ -75,14 +76,8 @@ class Adadelta(Optimizer):
 
     def _init_group(self, group, params, grads, square_avgs, acc_deltas, state_steps) -> bool:
         has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
+        for p in _params_with_dense_grads(group, params, grads, "Adadelta"):
             has_complex |= p.is_complex()
-            params.append(p)
-            if getattr(p.grad, "is_sparse", False):
-                raise RuntimeError("Adadelta does not support sparse gradients")
-            grads.append(p.grad)
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = _scalar_state(0.0, p, group["capturable"])

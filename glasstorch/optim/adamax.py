@@ -17,6 +17,7 @@ from .optimizer import (
     _check_capturable,
     _check_state_steps,
     _get_value,
+    _params_with_dense_grads,
     _resolve_impl,
     _run_closure,
     _scalar_state,
@@ -43,14 +44,8 @@ def _check_common(lr, betas, eps, weight_decay) -> None:
 def _init_moments(optimizer, group, params, grads, name, extra_lists, extra_keys) -> bool:
     """Collect the params with a gradient; a new state gets ``step`` and zero moments named ``extra_keys``."""
     has_complex = False
-    for p in group["params"]:
-        if p.grad is None:
-            continue
+    for p in _params_with_dense_grads(group, params, grads, name):
         has_complex |= p.is_complex()
-        params.append(p)
-        if getattr(p.grad, "is_sparse", False):
-            raise RuntimeError(f"{name} does not support sparse gradients")
-        grads.append(p.grad)
         state = optimizer.state[p]
         if len(state) == 0:
             state["step"] = _scalar_state(0.0, p, group["capturable"])

@@ -18,6 +18,7 @@ from .optimizer import (
     _check_capturable,
     _check_state_steps,
     _get_value,
+    _params_with_dense_grads,
     _resolve_impl,
     _run_closure,
     _scalar_state,
@@ -58,14 +59,8 @@ class ASGD(Optimizer):
 
     def _init_group(self, group, params, grads, mus, axs, etas, state_steps) -> bool:
         has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
+        for p in _params_with_dense_grads(group, params, grads, "ASGD"):
             has_complex |= p.is_complex()
-            params.append(p)
-            if getattr(p.grad, "is_sparse", False):
-                raise RuntimeError("ASGD does not support sparse gradients")
-            grads.append(p.grad)
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = _scalar_state(0.0, p, True)

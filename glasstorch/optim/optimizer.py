@@ -108,6 +108,19 @@ def _tensorize_state_scalars(optimizer, keys=("step",), always_on_device: bool =
                     p_state[key] = _scalar_state(float(p_state[key]), p, on_device)
 
 
+def _params_with_dense_grads(group, params, grads, name: str):
+    """Each param of ``group`` that has a gradient, appended to ``params`` (and its gradient to ``grads``) as it is
+    yielded; a sparse gradient raises ``name``'s error, as torch's dense-only optimizers' ``_init_group`` does."""
+    for p in group["params"]:
+        if p.grad is None:
+            continue
+        if getattr(p.grad, "is_sparse", False):
+            raise RuntimeError(f"{name} does not support sparse gradients")
+        params.append(p)
+        grads.append(p.grad)
+        yield p
+
+
 def _default_to_fused_or_foreach(params, differentiable: bool, use_fused: bool = False) -> tuple[bool, bool]:
     """PyTorch's choice when the user gave neither flag: foreach only when every param is on a foreach device."""
     if differentiable:

@@ -17,6 +17,7 @@ from .optimizer import (
     Optimizer,
     _check_capturable,
     _check_state_steps,
+    _params_with_dense_grads,
     _resolve_impl,
     _run_closure,
     _scalar_state,
@@ -55,15 +56,9 @@ class Rprop(Optimizer):
 
     def _init_group(self, group, params, grads, prevs, step_sizes, state_steps) -> bool:
         has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
+        for p in _params_with_dense_grads(group, params, grads, "Rprop"):
             has_complex |= p.is_complex()
-            params.append(p)
             grad = p.grad
-            if getattr(grad, "is_sparse", False):
-                raise RuntimeError("Rprop does not support sparse gradients")
-            grads.append(grad)
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = _scalar_state(0.0, p, group["capturable"])
