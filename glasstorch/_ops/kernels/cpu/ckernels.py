@@ -72,6 +72,41 @@ def _load():
             _state["tried"] = True
 
 
+class LazyTable:
+    """A C library's bound functions, compiled and bound on first use, once: ``get(key)`` is ``bind(lib)``'s entry
+    for ``key``, or None (numpy then) when the library cannot be built.  The flag is set only once the table is
+    filled, under a lock, so another thread waits instead of seeing half of it."""
+
+    __slots__ = ("_source", "_name", "_bind", "_lock", "_loaded", "_fns")
+
+    def __init__(self, source: str, name: str, bind) -> None:
+        self._source, self._name, self._bind = source, name, bind
+        self._lock = threading.Lock()
+        self._loaded = False
+        self._fns: dict = {}
+
+    def get(self, key):
+        if not self._loaded:
+            self._load()
+        return self._fns.get(key)
+
+    def available(self) -> bool:
+        if not self._loaded:
+            self._load()
+        return bool(self._fns)
+
+    def _load(self) -> None:
+        with self._lock:
+            if self._loaded:
+                return
+            try:
+                lib = compile_library(self._source, self._name)
+                if lib is not None:
+                    self._fns.update(self._bind(lib))
+            finally:
+                self._loaded = True
+
+
 def compile_library(source: str, name: str):
     """The eager C kernels' library for ``source`` (``_cbuild``, OpenMP when the compiler has it), or None when
     ``GLASSTORCH_DISABLE_CKERNELS`` is set, no compiler exists, or neither build works: callers use numpy then."""

@@ -18,7 +18,6 @@ compiler, ``GLASSTORCH_DISABLE_CKERNELS=1``) or the dtype is not float32/float64
 from __future__ import annotations
 
 import ctypes
-import threading
 
 import numpy as np
 
@@ -121,31 +120,22 @@ GT_COL2IM(gt_col2im_f, float)
 GT_COL2IM(gt_col2im_d, double)
 """
 
-_fns: dict = {}
-_state = {"loaded": False}
-_lock = threading.Lock()
+def _bind(lib) -> dict:
+    vp, i64 = ctypes.c_void_p, ctypes.c_int64
+    fns = {}
+    for ch, dt in (("f", np.float32), ("d", np.float64)):
+        fn = getattr(lib, f"gt_conv3d_direct_{ch}")
+        fn.argtypes = (vp,) + (i64,) * 5 + (vp,) + (i64,) * 11 + (vp, i64, i64, i64, ctypes.c_int)
+        fn.restype = None
+        fns[np.dtype(dt)] = fn
+        fn = getattr(lib, f"gt_col2im_{ch}")
+        fn.argtypes = (vp,) + (i64,) * 14 + (vp, i64, i64, i64)
+        fn.restype = None
+        fns[("col2im", np.dtype(dt))] = fn
+    return fns
 
 
-def _load():
-    with _lock:  # "loaded" only once the table is filled (another thread waits here meanwhile)
-        if _state["loaded"]:
-            return
-        try:
-            lib = _ckernels.compile_library(_C_SOURCE, "conv_direct")
-            if lib is None:
-                return
-            vp, i64 = ctypes.c_void_p, ctypes.c_int64
-            for ch, dt in (("f", np.float32), ("d", np.float64)):
-                fn = getattr(lib, f"gt_conv3d_direct_{ch}")
-                fn.argtypes = (vp,) + (i64,) * 5 + (vp,) + (i64,) * 11 + (vp, i64, i64, i64, ctypes.c_int)
-                fn.restype = None
-                _fns[np.dtype(dt)] = fn
-                fn = getattr(lib, f"gt_col2im_{ch}")
-                fn.argtypes = (vp,) + (i64,) * 14 + (vp, i64, i64, i64)
-                fn.restype = None
-                _fns[("col2im", np.dtype(dt))] = fn
-        finally:
-            _state["loaded"] = True
+_fns = _ckernels.LazyTable(_C_SOURCE, "conv_direct", _bind)
 
 
 def _pack_weight(w: np.ndarray, groups: int) -> np.ndarray:
@@ -163,8 +153,6 @@ def _pack_weight(w: np.ndarray, groups: int) -> np.ndarray:
 def conv3d_forward(x: np.ndarray, w: np.ndarray, stride, padding, dilation, groups, out_sp):
     """(N, C, D, H, W) * (O, C/g, KD, KH, KW) -> (N, O, *out_sp) in ``x``'s dtype, or None when C cannot run it
     (``x`` and ``w`` must share a float32/float64 dtype)."""
-    if not _state["loaded"]:
-        _load()
     fn = _fns.get(x.dtype)
     if fn is None or w.dtype != x.dtype:
         return None
@@ -184,8 +172,6 @@ def col2im_add(cols: np.ndarray, full: np.ndarray, stride, dilation) -> bool:
     """``full[b, o, i * stride + k * dilation] += cols[b, i, o, k]`` for C-contiguous ``cols`` (B, *in, O, *K)
     and ``full`` (B, O, *full) of one float32/float64 dtype, 1 to 3 spatial dims; False (nothing written) when
     C cannot run it."""
-    if not _state["loaded"]:
-        _load()
     fn = _fns.get(("col2im", cols.dtype))
     nd = full.ndim - 2
     if fn is None or full.dtype != cols.dtype or not 1 <= nd <= 3 or not (

@@ -26,7 +26,6 @@ elements in the same order as the numpy path, so results are bit-identical to it
 from __future__ import annotations
 
 import ctypes
-import threading
 
 import numpy as np
 
@@ -352,52 +351,40 @@ GT_GATHER(f, float)
 GT_GATHER(d, double)
 """
 
-_state = {"lib": None, "tried": False}
-_lock = threading.Lock()
-_fns: dict = {}  # (kernel, dtype char) -> bound C function
 _PDIST_KINDS = ("0", "1", "2", "inf", "p")
 
 
-def _bind(lib) -> None:
+def _bind(lib) -> dict:
+    """(kernel, dtype char) -> bound C function."""
     vp, i64, i32, f64 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_double
+    fns = {}
     for ch in "fd":
         for kind in _PDIST_KINDS:
             fn = getattr(lib, f"gt_pdist{kind}_{ch}")
             fn.argtypes = (vp, i64, i64, f64, i32, vp, i32)
             fn.restype = None
-            _fns[(f"pdist{kind}", ch)] = fn
+            fns[(f"pdist{kind}", ch)] = fn
         for kernel, args in (("max_pool", (vp, vp, vp, vp, i32, i32)), ("avg_pool", (vp, vp, vp, i64, i64, i32)),
                              ("taps", (vp, vp, i64, i64, i64, i64, vp, vp, i64, i32)),
                              ("gather", (vp, vp, vp, vp, vp, vp, i32))):
             fn = getattr(lib, f"gt_{kernel}_{ch}")
             fn.argtypes = args
             fn.restype = None
-            _fns[(kernel, ch)] = fn
+            fns[(kernel, ch)] = fn
+    return fns
 
 
-def _load():
-    """Compile/load the library once; None (numpy for good) when disabled or impossible."""
-    with _lock:  # "tried" only once the table is bound: another thread waits here instead of seeing half of it
-        if _state["tried"]:
-            return _state["lib"]
-        try:
-            lib = _ckernels.compile_library(_C_SOURCE, "nn_ckernels")
-            if lib is not None:
-                _bind(lib)
-                _state["lib"] = lib
-            return lib
-        finally:
-            _state["tried"] = True
+_fns = _ckernels.LazyTable(_C_SOURCE, "nn_ckernels", _bind)
 
 
 def available() -> bool:
     """Whether the compiled loops are in use (compiles/loads them on first call)."""
-    return (_state["lib"] if _state["tried"] else _load()) is not None
+    return _fns.available()
 
 
 def _fn(kernel: str, arr: np.ndarray):
     """The C loop of ``kernel`` for ``arr``'s dtype, or None (numpy then)."""
-    if arr.dtype.char not in "fd" or not available():
+    if arr.dtype.char not in "fd":
         return None
     return _fns.get((kernel, arr.dtype.char))
 

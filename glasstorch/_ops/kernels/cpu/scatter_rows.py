@@ -13,7 +13,6 @@ library is unavailable (no compiler, ``GLASSTORCH_DISABLE_CKERNELS=1``) or the l
 from __future__ import annotations
 
 import ctypes
-import threading
 
 import numpy as np
 
@@ -50,28 +49,19 @@ GT_FOLDS(f, float)
 GT_FOLDS(d, double)
 """
 
-_fns: dict = {}
-_state = {"loaded": False}
-_lock = threading.Lock()
+def _bind(lib) -> dict:
+    vp, i64 = ctypes.c_void_p, ctypes.c_int64
+    fns = {}
+    for ch, dt in (("f", np.float32), ("d", np.float64)):
+        for op in ("add", "prod", "amax", "amin"):
+            fn = getattr(lib, f"gt_index_{op}_rows_{ch}")
+            fn.argtypes = (vp, i64, vp, i64, vp, i64, i64)
+            fn.restype = None
+            fns[(op, np.dtype(dt))] = fn
+    return fns
 
 
-def _load():
-    with _lock:  # "loaded" only once the table is filled (another thread waits here meanwhile)
-        if _state["loaded"]:
-            return
-        try:
-            lib = _ckernels.compile_library(_C_SOURCE, "scatter_rows")
-            if lib is None:
-                return
-            vp, i64 = ctypes.c_void_p, ctypes.c_int64
-            for ch, dt in (("f", np.float32), ("d", np.float64)):
-                for op in ("add", "prod", "amax", "amin"):
-                    fn = getattr(lib, f"gt_index_{op}_rows_{ch}")
-                    fn.argtypes = (vp, i64, vp, i64, vp, i64, i64)
-                    fn.restype = None
-                    _fns[(op, np.dtype(dt))] = fn
-        finally:
-            _state["loaded"] = True
+_fns = _ckernels.LazyTable(_C_SOURCE, "scatter_rows", _bind)
 
 
 def index_add_rows(arr: np.ndarray, idx: np.ndarray, src: np.ndarray) -> bool:
@@ -84,8 +74,6 @@ def index_fold_rows(op: str, arr: np.ndarray, idx: np.ndarray, src: np.ndarray) 
     """``arr[idx[i]] = op(arr[idx[i]], src[i])`` over axis 0, in index order, for ``op`` one of add, prod, amax,
     amin (numpy's add, multiply, maximum, minimum); False when the layout or dtype does not fit (nothing is
     written then)."""
-    if not _state["loaded"]:
-        _load()
     fn = _fns.get((op, arr.dtype))
     if fn is None or src.dtype != arr.dtype or arr.ndim < 1 or src.shape[1:] != arr.shape[1:]:
         return False
