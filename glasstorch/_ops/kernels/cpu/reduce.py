@@ -632,6 +632,12 @@ def _check_linalg_norm_dtype(dtype, self_dtype, name):
                            f"narrowing to the specified dtype ({_name(dtype)})")
 
 
+def _trailing_rows(a, axes) -> bool:
+    """Whether ``axes`` are the trailing axes of a C-contiguous, non-empty ``a`` (a row-wise reduction)."""
+    return (axes is not None and len(axes) > 0 and a.size > 0 and a.flags.c_contiguous
+            and tuple(axes) == tuple(range(a.ndim - len(axes), a.ndim)))
+
+
 def _vector_norm_into(self, ord, dims, keepdim, out):  # noqa: A002 - PyTorch's argument name
     """|x| reduced in out's dtype (reduced floats: float32): sum for 1, sqrt(sum x^2) for 2, max/min for ±inf,
     count of nonzeros for 0, (sum |x|^p)^(1/p) otherwise."""
@@ -647,6 +653,9 @@ def _vector_norm_into(self, ord, dims, keepdim, out):  # noqa: A002 - PyTorch's 
             r = np.sqrt(np.dot(flat, flat))  # sum of squares in one BLAS call
             if keepdim:
                 r = np.reshape(r, out.sizes)
+        elif p == 2.0 and _trailing_rows(a, axes) and a.dtype == acc and acc.kind == "f":
+            rows = a.reshape(-1, math.prod(a.shape[axes[0]:]) if a.ndim else 1)
+            r = np.sqrt(np.vecdot(rows, rows)).reshape(out.sizes)  # one dot per row, no temporary of squares
         elif p == 2.0:
             r = np.sqrt(np.add.reduce(np.square(a, dtype=acc), axis=axes, keepdims=keepdim))
         elif p == 1.0:
