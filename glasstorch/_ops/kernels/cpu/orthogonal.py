@@ -202,11 +202,15 @@ def linalg_householder_product_out(input, tau, out=None):
     orgqr = lapack_fn("ungqr" if input.dtype.is_complex else "orgqr", input.dtype)
     x = matrices(input.as_numpy())
     t = tau.as_numpy().reshape(x.shape[0], -1)
+    if t.shape[1] < x.shape[-1]:  # missing reflectors are identities (tau 0)
+        t = np.concatenate([t, np.zeros((t.shape[0], x.shape[-1] - t.shape[1]), x.dtype)], axis=1)
     res = np.empty(x.shape, input.dtype.np)
+    lwork = None
     for i in range(x.shape[0]):
         v = np.tril(x[i], -1) + np.eye(*x[i].shape, dtype=x.dtype)  # orgqr reads only below the diagonal
-        res[i] = orgqr(v, np.concatenate([t[i], np.zeros(x.shape[-1] - t.shape[1], x.dtype)]))[0] \
-            if t.shape[1] < x.shape[-1] else orgqr(v, t[i])[0]
+        if lwork is None:  # LAPACK's workspace query: the optimal size lets orgqr apply the reflectors in blocks
+            lwork = max(int(orgqr(v, t[i], lwork=-1)[1][0].real), 1)
+        res[i] = orgqr(v, t[i], lwork=lwork, overwrite_a=True)[0]
     write(out, res)
     return out
 
