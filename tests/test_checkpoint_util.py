@@ -84,3 +84,22 @@ def test_non_reentrant_grad_and_kwargs():
         y = ck.checkpoint(lambda t, scale: (t.sin() * t * scale).sum(), x, use_reentrant=False, scale=2.0)
         return lib.autograd.grad(y, x)[0].numpy()
     np.testing.assert_allclose(run(gt, gck), run(rt, rck), rtol=1e-6)
+
+
+def _nondeterministic(lib, ck, check):
+    calls = []
+
+    def f(t):
+        calls.append(1)
+        return (t[: 4 - len(calls)] ** 2).sum()
+    x = lib.ones(4, requires_grad=True)
+    try:
+        ck.checkpoint(f, x, use_reentrant=False, determinism_check=check).backward()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__
+    return x.grad.tolist()
+
+
+@pytest.mark.parametrize("check", ["default", "none"])
+def test_determinism_check(check):
+    assert _nondeterministic(gt, gck, check) == _nondeterministic(rt, rck, check)
