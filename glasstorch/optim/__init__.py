@@ -4,7 +4,7 @@ Layer L6: optimizers update leaf tensors in place with ordinary tensor ops under
 only rewrite ``param_groups[i]["lr"]``.  See :mod:`glasstorch.optim.optimizer` for the shared contract.
 """
 
-from . import lr_scheduler  # noqa: F401
+from . import lr_scheduler, swa_utils  # noqa: F401
 from ._adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
@@ -21,4 +21,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
