@@ -106,12 +106,18 @@ class AveragedModel(Module):
                     p_avg.detach().copy_(p)
             if not first:
                 n = self.n_averaged
-                if self.avg_fn is not None:
+                if self.multi_avg_fn is not None:  # one call per (device, dtype) group, as torch groups them
+                    groups: dict = {}
                     for a, c in zip(avg, cur, strict=True):
-                        a.copy_(self.avg_fn(a, c, n.to(a.device)))
-                else:
-                    fn = self.multi_avg_fn or get_swa_multi_avg_fn()
-                    fn(avg, cur, n)
+                        pair = groups.setdefault((a.device, a.dtype), ([], []))
+                        pair[0].append(a)
+                        pair[1].append(c)
+                    for (device, _), (group_avg, group_cur) in groups.items():
+                        self.multi_avg_fn(group_avg, group_cur, n.to(device))
+                else:  # torch's CPU path: one tensor at a time (no foreach kernels), the result copied back
+                    avg_fn = self.avg_fn or get_swa_avg_fn()
+                    for a, c in zip(avg, cur, strict=True):
+                        a.copy_(avg_fn(a, c, n.to(a.device)))
             if not self.use_buffers:
                 for b_swa, b_model in zip(self.module.buffers(), model.buffers(), strict=False):
                     b_swa.detach().copy_(b_model.detach().to(b_swa.device))
