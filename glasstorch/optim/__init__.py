@@ -4,7 +4,7 @@ Layer L6: optimizers update leaf tensors in place with ordinary tensor ops under
 only rewrite ``param_groups[i]["lr"]``.  See :mod:`glasstorch.optim.optimizer` for the shared contract.
 """
 
-from . import lr_scheduler  # noqa: F401
+from . import lr_scheduler, swa_utils  # noqa: F401
 from ._adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
@@ -22,4 +22,4 @@ from .sgd import SGD
 from .sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler"]
+           "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils"]
