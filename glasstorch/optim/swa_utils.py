@@ -16,6 +16,7 @@ from .._core.dtype import int64
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
+from ..tensor import Tensor
 from ._lr_base import LRScheduler, _format_param, _warn_get_lr_called_within_step
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
@@ -47,9 +48,11 @@ def get_swa_multi_avg_fn():
         with no_grad():
             for a, c in zip(avg_list, current_list, strict=True):
                 if a.is_floating_point() or a.is_complex():
-                    a.lerp_(c, float(1 / (num_averaged + 1)))
+                    a.lerp_(c, 1 / (num_averaged + 1))
+                elif isinstance(num_averaged, Tensor):  # torch's calls, so integer tensors fail as torch's do
+                    a.addcdiv_(c - a, num_averaged + 1)
                 else:
-                    a.add_((c - a) / (num_averaged + 1))
+                    a.add_(c - a, alpha=1.0 / (num_averaged + 1))
     return swa_update
 
 

@@ -114,3 +114,17 @@ def test_decay_error_matches_torch():
     with pytest.raises(ValueError) as ge:
         gswa.get_ema_multi_avg_fn(1.5)
     assert str(ge.value) == str(te.value)
+
+
+@pytest.mark.parametrize("tensor_n", [True, False])
+def test_swa_multi_avg_fn_matches_torch(tensor_n):
+    gn, tn = (gt.tensor(2), torch.tensor(2)) if tensor_n else (2, 2)
+    ga, ta = [gt.tensor([0.1, 0.7])], [torch.tensor([0.1, 0.7])]
+    gswa.get_swa_multi_avg_fn()(ga, [gt.tensor([0.3, 0.2])], gn)
+    tswa.get_swa_multi_avg_fn()(ta, [torch.tensor([0.3, 0.2])], tn)
+    assert ga[0].numpy().tobytes() == ta[0].numpy().tobytes()
+    with pytest.raises(RuntimeError) as te:  # integer tensors: torch's addcdiv_ / alpha errors
+        tswa.get_swa_multi_avg_fn()([torch.tensor([4, 7])], [torch.tensor([9, 2])], torch.tensor(1) if tensor_n else 1)
+    with pytest.raises(RuntimeError) as ge:
+        gswa.get_swa_multi_avg_fn()([gt.tensor([4, 7])], [gt.tensor([9, 2])], gt.tensor(1) if tensor_n else 1)
+    assert str(ge.value) == str(te.value)
