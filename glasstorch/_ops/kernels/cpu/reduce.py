@@ -654,7 +654,7 @@ def _vector_norm_into(self, ord, dims, keepdim, out):  # noqa: A002 - PyTorch's 
             if keepdim:
                 r = np.reshape(r, out.sizes)
         elif p == 2.0 and _trailing_rows(a, axes) and a.dtype == acc and acc.kind == "f":
-            rows = a.reshape(-1, math.prod(a.shape[axes[0]:]) if a.ndim else 1)
+            rows = a.reshape(-1, math.prod(a.shape[axes[0]:]))
             r = np.sqrt(np.vecdot(rows, rows)).reshape(out.sizes)  # one dot per row, no temporary of squares
         elif p == 2.0:
             r = np.sqrt(np.add.reduce(np.square(a, dtype=acc), axis=axes, keepdims=keepdim))
