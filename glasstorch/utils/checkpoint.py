@@ -3,10 +3,15 @@ intermediate tensors and recomputes them in backward; ``checkpoint_sequential`` 
 import contextlib
 import warnings
 
-import glasstorch as torch
-from glasstorch.autograd.engine import ImperativeEngine
-from glasstorch.autograd.function import Function
-from glasstorch.autograd.graph import saved_tensors_hooks
+from .._functions import get_rng_state, set_rng_state
+from ..autograd import backward as autograd_backward
+from ..autograd.engine import ImperativeEngine
+from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.graph import saved_tensors_hooks
+from ..nn.modules.container import Sequential
+from ..random import fork_rng
+from ..tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "noop_context_fn"]
 
@@ -26,7 +31,7 @@ def noop_context_fn():
 def _detached(inputs):
     out = []
     for x in inputs:
-        if isinstance(x, torch.Tensor):
+        if isinstance(x, Tensor):
             d = x.detach()
             d.requires_grad = x.requires_grad
             x = d
@@ -40,11 +45,11 @@ class _ReentrantCheckpoint(Function):
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
         if preserve_rng_state:
-            ctx.fwd_cpu_state = torch.get_rng_state()
-        ctx.inputs = [None if isinstance(a, torch.Tensor) else a for a in args]
-        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
-        ctx.save_for_backward(*[a for a in args if isinstance(a, torch.Tensor)])
-        with torch.no_grad():
+            ctx.fwd_cpu_state = get_rng_state()
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+        with no_grad():
             return run_function(*args)
 
     @staticmethod
@@ -54,19 +59,19 @@ class _ReentrantCheckpoint(Function):
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors, strict=True):
             inputs[i] = t
-        with torch.random.fork_rng(devices=[], enabled=ctx.preserve_rng_state):
+        with fork_rng(devices=[], enabled=ctx.preserve_rng_state):
             if ctx.preserve_rng_state:
-                torch.set_rng_state(ctx.fwd_cpu_state)
+                set_rng_state(ctx.fwd_cpu_state)
             detached = _detached(inputs)
-            with torch.enable_grad():
+            with enable_grad():
                 outputs = ctx.run_function(*detached)
-        if isinstance(outputs, torch.Tensor):
+        if isinstance(outputs, Tensor):
             outputs = (outputs,)
-        pairs = [(o, g) for o, g in zip(outputs, grads, strict=True) if isinstance(o, torch.Tensor) and o.requires_grad]
+        pairs = [(o, g) for o, g in zip(outputs, grads, strict=True) if isinstance(o, Tensor) and o.requires_grad]
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
-        torch.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
-        return (None, None) + tuple(x.grad if isinstance(x, torch.Tensor) else None for x in detached)
+        autograd_backward([o for o, _ in pairs], [g for _, g in pairs])
+        return (None, None) + tuple(x.grad if isinstance(x, Tensor) else None for x in detached)
 
 
 def _metadata(t):
@@ -78,7 +83,7 @@ def _non_reentrant(function, preserve, context_fn, determinism_check, args, kwar
     inputs under hooks that fill every slot, and each unpack then hands back its slot's tensor."""
     if determinism_check not in ("default", "none"):
         raise ValueError("determinism_check should be one of ['default', 'none'], but got " + str(determinism_check))
-    fwd_rng = torch.get_rng_state() if preserve else None
+    fwd_rng = get_rng_state() if preserve else None
     originals = []   # metadata of each tensor the forward saved, by slot
     recomputed = {}  # slot -> tensor, filled by the recomputation
 
@@ -99,10 +104,10 @@ def _non_reentrant(function, preserve, context_fn, determinism_check, args, kwar
             return None
 
         _, recompute_ctx = context_fn()
-        with torch.random.fork_rng(devices=[], enabled=preserve):
+        with fork_rng(devices=[], enabled=preserve):
             if preserve:
-                torch.set_rng_state(fwd_rng)
-            with torch.enable_grad(), recompute_ctx, saved_tensors_hooks(pack, lambda _: None):
+                set_rng_state(fwd_rng)
+            with enable_grad(), recompute_ctx, saved_tensors_hooks(pack, lambda _: None):
                 function(*inputs, **kwargs)
         if count[0] < len(originals) and determinism_check == "default":
             raise CheckpointError(
@@ -158,7 +163,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    if isinstance(functions, torch.nn.Sequential):
+    if isinstance(functions, Sequential):
         functions = list(functions.children())
 
     def run(start, stop):
